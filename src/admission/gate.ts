@@ -1,0 +1,47 @@
+/**
+ * The session gate seam: SPEC "Authentication" 2-3, step 2 of the check order.
+ * With the gate off every caller is admitted without a session; a
+ * misconfigured gate fails closed. The gate-on module plugs in here.
+ */
+import type { ResolvedConfig } from '../config/resolved.ts';
+import { type Refusal, refusal } from '../http/error_codes.ts';
+
+/** A caller admitted by the gate. */
+export interface Session {
+  /** The bots the caller may reach; null with the gate off (the bot fence decides). */
+  botIds: ReadonlySet<string> | null;
+  /** Session expiry, ms since the epoch (socket life ends there). */
+  expiresAt?: number;
+}
+
+/** The gate's verdict for a bearer token (HTTP header or socket init payload). */
+export type GateVerdict = { session: Session } | { refused: Refusal };
+
+/** The gate. */
+export interface Gate {
+  readonly state: ResolvedConfig['auth']['state'];
+  /** Admits or refuses the bearer token (`Bearer <jwt>` or null when absent). */
+  admit(authorization: string | null): Promise<GateVerdict>;
+}
+
+/** 500 ProxyAuthMisconfigured: exactly one backend variable set. */
+export function authMisconfigured(): Refusal {
+  return refusal(
+    'ProxyAuthMisconfigured',
+    'The session gate is misconfigured: set both CLIENT_BACKEND_URL and CLIENT_BACKEND_ANON_KEY, or neither',
+  );
+}
+
+const OPEN_SESSION: Session = Object.freeze({ botIds: null });
+
+/** The gate for a configuration whose gate is off or misconfigured. */
+export function createGateOff(config: ResolvedConfig): Gate {
+  const state = config.auth.state;
+  return {
+    state,
+    admit: () =>
+      Promise.resolve(
+        state === 'off' ? { session: OPEN_SESSION } : { refused: authMisconfigured() },
+      ),
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * The state one GraphQL request (or one subscribe frame) carries through the
+ * check chain. SPEC "Order in which a GraphQL body is checked".
+ */
+import type { Core } from '../core.ts';
+import type { Analysis } from '../graphql/mod.ts';
+import type { FenceAnswer } from './bot_fence.ts';
+import type { GraphqlBody } from './entries.ts';
+import type { Session } from './gate.ts';
+
+/** One entry as it will be forwarded: the proxy's own serialisation source. */
+export interface ForwardEntry {
+  query: string;
+  operationName: string | null;
+  variables: Record<string, unknown>;
+}
+
+/** Mutable state of one request through the chain. */
+export interface GraphqlState {
+  readonly core: Core;
+  /** The HTTP request; null for a socket subscribe frame. */
+  readonly request: Request | null;
+  /** The socket's subscribe payload (socket only). */
+  readonly payload?: unknown;
+  /** The session admitted at step 2 (the socket's, admitted at connection_init). */
+  session: Session | null;
+  /** The body text read at step 6 (HTTP only). */
+  text?: string;
+  body?: GraphqlBody;
+  /** Entries to forward, after the registry (10) and analysis (11). */
+  forward: ForwardEntry[];
+  analyses: Analysis[];
+  /** String bot ids named anywhere in the request (after step 17). */
+  bots: Set<string>;
+  /** The bots the caller may reach (after step 18); 'any' when there is no fence. */
+  fence?: FenceAnswer;
+  /** Releases to run once the upstream answered (in-flight counters). */
+  releases: Array<() => void>;
+}
+
+/** A fresh state. */
+export function newState(core: Core, request: Request | null, payload?: unknown): GraphqlState {
+  return {
+    core,
+    request,
+    payload,
+    session: null,
+    forward: [],
+    analyses: [],
+    bots: new Set(),
+    releases: [],
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * The check order as two tables: the HTTP POST body and the socket's
+ * subscribe frame. SPEC "Order in which a GraphQL body is checked": "On the
+ * socket, a subscribe frame runs the same chain with the registry first";
+ * the socket's gate, token and capacity were settled when it was admitted.
+ * Step 4 (tenant budget) arrives with the gate and tenants; step 21 is the
+ * forward itself (routes/graphql.ts).
+ */
+import type { Step } from './chain.ts';
+import * as d from './document_steps.ts';
+import * as f from './fence_steps.ts';
+import type { GraphqlState } from './graphql_state.ts';
+import * as r from './request_steps.ts';
+
+/** Steps 12 to 20, shared by both tables. */
+const DOCUMENT_AND_FENCE: readonly Step<GraphqlState>[] = [
+  d.introspection, // 12
+  d.accountOperation, // 13
+  d.accountScope, // 14
+  d.accountStructure, // 15
+  d.allowlist, // 16
+  d.botsAreStrings, // 17
+  f.fenceResolvable, // 18
+  f.botsBelong, // 19
+  f.resourcesBelong, // 20
+];
+
+/** POST /svc/graphql. */
+export const HTTP_STEPS: readonly Step<GraphqlState>[] = [
+  r.contentType, // 1
+  r.gate, // 2
+  r.token, // 3
+  r.concurrency, // 5
+  r.bodySize, // 6
+  r.bodyShape, // 7
+  r.batchSize, // 8
+  r.extensions, // 9
+  d.registry, // 10
+  d.analysis, // 11
+  ...DOCUMENT_AND_FENCE,
+];
+
+/** A subscribe frame on the socket (registry first among the document checks). */
+export const SOCKET_STEPS: readonly Step<GraphqlState>[] = [
+  r.bodyShape, // 7
+  r.extensions, // 9
+  d.registry, // 10
+  d.analysis, // 11
+  ...DOCUMENT_AND_FENCE,
+];

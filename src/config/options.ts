@@ -1,0 +1,81 @@
+/**
+ * The options `createSvcProxy(options, env)` takes: SPEC "Limits" > "Options".
+ * Each falls back to its environment variable, then to `DEFAULTS`.
+ */
+
+/** Tuning of the request-time bot fence (SPEC "Options": fence). All in ms. */
+export interface FenceOptions {
+  ttlMs?: number;
+  retryMs?: number;
+  timeoutMs?: number;
+}
+
+/** Forces the session gate on (SPEC "Configuration states"). */
+export interface AuthOptions {
+  /** CLIENT_BACKEND_URL when omitted. */
+  url?: string;
+  /** CLIENT_BACKEND_ANON_KEY when omitted. */
+  anonKey?: string;
+  /** BACKEND_SERVICE_ROLE_KEY when omitted. */
+  serviceRoleKey?: string;
+  /** Bot-set cache lifetime, ms (default 30000). */
+  cacheTtlMs?: number;
+  /** RPC giving the caller's bot set (default svc_my_bot_ids). */
+  rpcName?: string;
+}
+
+/** A number, or a string read as one (environment style). */
+export type NumberLike = number | string;
+
+/** Every option of the spec's options table, plus the host hooks below. */
+export interface SvcProxyOptions {
+  upstream?: string;
+  httpPath?: string;
+  wsPath?: string;
+  apiPath?: string;
+  authPath?: string;
+  publishingPath?: string;
+  adminPath?: string;
+  tokenEnv?: string;
+  token?: string;
+  workspaceId?: string;
+  allowedBotIds?: readonly string[] | 'any';
+  fence?: FenceOptions;
+  auth?: AuthOptions | false;
+  timeoutMs?: NumberLike;
+  slowTimeoutMs?: NumberLike;
+  wsInitTimeoutMs?: NumberLike;
+  allowedOrigins?: readonly string[] | string;
+  allowedHosts?: readonly string[] | string | true;
+  loopbackOnly?: boolean;
+  restMaxConcurrent?: NumberLike;
+  graphqlMaxConcurrent?: NumberLike;
+  graphqlMaxBatch?: NumberLike;
+  wsMaxSockets?: NumberLike;
+  wsPreAuthSockets?: NumberLike;
+  tenantRequestsPerMinute?: NumberLike;
+  tenantMaxSockets?: NumberLike;
+  resourceFence?: string;
+  resourceStore?: string;
+  operationAllowlist?: string | boolean;
+  operationAllowlistExtra?: readonly string[] | string;
+  /** Document registry: the app's documents (SPEC "Document checks in detail"). */
+  operations?: readonly string[];
+  adminPassword?: string;
+  adminCookieSalt?: string;
+  trustForwardedFor?: string | boolean;
+  recoveryLinkLogging?: string | boolean;
+  publishingSecret?: string;
+  bypassSecret?: string;
+  mediaBucket?: string;
+  mediaQuotaMb?: NumberLike;
+  mediaTtlDays?: NumberLike;
+  publicUrl?: string;
+  /** Host hook, not a spec option: the fetch used for every outbound HTTP call. */
+  fetch?: typeof fetch;
+  /** Host hook, not a spec option: where log lines go (default console.log). */
+  log?: (line: string) => void;
+}
+
+/** The environment bag: process environment over an env file. */
+export type Env = Readonly<Record<string, string | undefined>>;

@@ -1,0 +1,85 @@
+/**
+ * The resolved configuration: options, then environment, then defaults,
+ * resolved once at startup and frozen. SPEC "Configuration states" and "Options".
+ */
+
+/** Session gate state (SPEC "Configuration states"). */
+export type GateState = 'on' | 'off' | 'misconfigured';
+
+/** Resource fence mode (SPEC "Resource fence"). */
+export type ResourceFenceMode = 'off' | 'bound' | 'strict';
+
+/** A configuration problem, reported by variable name only; each turns health into 503. */
+export type ConfigProblem =
+  | 'ProxyTokenMissing'
+  | 'ProxyAuthMisconfigured'
+  | 'ProxyWorkspaceMissing'
+  | 'ProxyAdminPasswordWeak';
+
+/** The gate's backend settings (secrets kept here, never printed). */
+export interface AuthConfig {
+  state: GateState;
+  url?: string;
+  anonKey?: string;
+  serviceRoleKey?: string;
+  cacheTtlMs: number;
+  rpcName: string;
+}
+
+/** Every setting the core reads, frozen. Durations in ms, sizes in bytes. */
+export interface ResolvedConfig {
+  upstream: string;
+  healthPath: string;
+  httpPath: string;
+  wsPath: string;
+  apiPath: string;
+  authPath: string;
+  publishingPath: string;
+  adminPath: string;
+  tokenEnv: string;
+  /** The master token, or null when absent or containing whitespace. */
+  token: string | null;
+  workspaceId?: string;
+  /** null: request-time fence; 'any': no fence; a list: frozen fence. */
+  allowedBotIds: readonly string[] | 'any' | null;
+  /** Request-time fence tuning; null when there is no token. */
+  fence: { ttlMs: number; retryMs: number; timeoutMs: number } | null;
+  auth: AuthConfig;
+  timeoutMs: number;
+  slowTimeoutMs: number;
+  wsInitTimeoutMs: number;
+  /** Lowercased origins without trailing slash; '*' means any origin. */
+  allowedOrigins: readonly string[];
+  anyOrigin: boolean;
+  /** Hosts answered to (name or name:port, lowercased); null means the check is off. */
+  allowedHosts: readonly string[] | null;
+  loopbackOnly: boolean;
+  restMaxConcurrent: number;
+  graphqlMaxConcurrent: number;
+  graphqlMaxBatch: number;
+  wsMaxSockets: number;
+  wsPreAuthSockets: number;
+  tenantRequestsPerMinute: number;
+  tenantMaxSockets: number;
+  resourceFence: ResourceFenceMode;
+  resourceStore: boolean;
+  operationAllowlist: boolean;
+  operationAllowlistExtra: readonly string[];
+  /** Document registry texts; undefined: no registry. */
+  operations?: readonly string[];
+  admin: { state: 'off' | 'on' | 'misconfigured'; password?: string; cookieSalt: string };
+  trustForwardedFor: boolean;
+  recoveryLinkLogging: boolean;
+  publishingSecret?: string;
+  bypassSecret?: string;
+  mediaBucket: string;
+  mediaQuotaMb: number;
+  mediaTtlDays: number;
+  publicUrl?: string;
+  openProxyAcknowledged: boolean;
+  /** Outbound proxy with credentials masked, or undefined. */
+  outboundProxy?: string;
+  problems: readonly ConfigProblem[];
+  /** Set when the deployment must refuse to serve (SPEC "Startup behaviour and hosts"). */
+  refusal?: string;
+}

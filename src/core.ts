@@ -1,0 +1,26 @@
+/**
+ * The pieces a request handler reads, built once per proxy by createSvcProxy.
+ */
+import type { ResolvedConfig } from './config/resolved.ts';
+import type { BotFence } from './admission/bot_fence.ts';
+import type { Gate } from './admission/gate.ts';
+import type { InFlight } from './admission/in_flight.ts';
+import type { ResourceFence } from './admission/resource_fence.ts';
+import type { Registry } from './graphql/mod.ts';
+
+/** Everything shared by the routes of one proxy instance. */
+export interface Core {
+  readonly config: ResolvedConfig;
+  /** The fetch used for every outbound HTTP call (the host's proxy-aware one). */
+  readonly fetch: typeof fetch;
+  readonly log: (line: string) => void;
+  readonly gate: Gate;
+  readonly graphqlInFlight: InFlight;
+  readonly restInFlight: InFlight;
+  readonly botFence: BotFence;
+  readonly resourceFence: ResourceFence;
+  /** Document registry; null when `operations` was omitted. */
+  readonly registry: Registry | null;
+  /** Allowed root fields; null when the allowlist is off. */
+  readonly allowlist: ReadonlySet<string> | null;
+}

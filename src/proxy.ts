@@ -1,0 +1,142 @@
+/**
+ * createSvcProxy: the one core every host serves. SPEC "Checks before any
+ * route", "Route table", "Startup behaviour and hosts".
+ */
+import { createBotFence } from './admission/bot_fence.ts';
+import { createGateOff } from './admission/gate.ts';
+import { createInFlight } from './admission/in_flight.ts';
+import { createResourceFence } from './admission/resource_fence.ts';
+import type { Env, SvcProxyOptions } from './config/options.ts';
+import { resolveConfig } from './config/resolve.ts';
+import type { ResolvedConfig } from './config/resolved.ts';
+import { startupLines } from './config/startup.ts';
+import type { Core } from './core.ts';
+import { buildRegistry, resolveAllowlist } from './graphql/mod.ts';
+import { refusal } from './http/error_codes.ts';
+import { checkHost, checkOrigin, corsHeaders, PREFLIGHT_HEADERS } from './http/host_origin.ts';
+import { healthResponse, jsonResponse, plainResponse, refusalResponse } from './http/responses.ts';
+import { applySecurityHeaders } from './http/security_headers.ts';
+import { handleGraphql } from './routes/graphql.ts';
+import { handleRest } from './routes/rest.ts';
+
+/** What a host knows about the connection. */
+export interface ConnInfo {
+  /** The peer's address (IP), when known. */
+  remoteAddress?: string;
+}
+
+/** The core's answer to an upgrade request. */
+export type UpgradeDecision =
+  | { kind: 'unclaimed' }
+  | { kind: 'refuse'; response: Response }
+  | { kind: 'accept'; protocol: string };
+
+/** One proxy instance: configuration, startup report, handlers. */
+export interface SvcProxy {
+  readonly config: ResolvedConfig;
+  /** Problems, the configuration line, then REFUSING TO SERVE or WARNING (print them in order). */
+  readonly startupLines: readonly string[];
+  /** Health answer (hosts answer it before the proxy). */
+  health(): Response;
+  /** The proxy's answer, or null when the path is not claimed (the host answers its own 404). */
+  handle(request: Request, conn?: ConnInfo): Promise<Response | null>;
+  /** Decides a WebSocket upgrade before any socket exists. */
+  upgrade(request: Request, conn?: ConnInfo): UpgradeDecision;
+  /** Internal counters (tests and benchmarks read them). */
+  stats(): { graphqlInFlight: number; restInFlight: number; resourceBindings: number };
+  /** Stops timers and closes sockets. */
+  close(): Promise<void>;
+}
+
+function under(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
+}
+
+function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
+  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  return {
+    config,
+    fetch: fetchImpl,
+    log: options.log ?? ((line) => console.log(line)),
+    gate: createGateOff(config),
+    graphqlInFlight: createInFlight(config.graphqlMaxConcurrent),
+    restInFlight: createInFlight(config.restMaxConcurrent),
+    botFence: createBotFence(config, fetchImpl),
+    resourceFence: createResourceFence(config.resourceFence),
+    registry: config.operations ? buildRegistry(config.operations) : null,
+    allowlist: config.operationAllowlist
+      ? resolveAllowlist({ enabled: true, extra: config.operationAllowlistExtra })
+      : null,
+  };
+}
+
+/**
+ * Builds the proxy. `options` over `env` over defaults (SPEC "Options").
+ * Throws only for a registry that cannot be built (two operations in one
+ * document, two operations sharing a key): startup fails.
+ */
+export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): SvcProxy {
+  const config = resolveConfig(options, env);
+  const core = buildCore(config, options);
+  const lines = startupLines(config, {
+    allowlistSize: core.allowlist ? core.allowlist.size : null,
+    registrySize: core.registry ? core.registry.size : null,
+  });
+  const claims = (path: string) => path === config.httpPath || under(path, config.apiPath);
+  const healthy = config.problems.length === 0;
+
+  const route = (request: Request, path: string, cors: Record<string, string>) => {
+    if (path === config.httpPath) return handleGraphql(core, request, cors);
+    return handleRest(core, request, path.slice(config.apiPath.length), cors);
+  };
+
+  return {
+    config,
+    startupLines: lines,
+    health: () => healthResponse(healthy),
+    async handle(request) {
+      const path = new URL(request.url).pathname;
+      if (path === config.healthPath) return healthResponse(healthy);
+      if (!claims(path)) return null;
+      const hostRefused = checkHost(config, request);
+      if (hostRefused) return refusalResponse(hostRefused);
+      const originRefused = checkOrigin(config, request, under(path, config.adminPath));
+      if (originRefused) return refusalResponse(originRefused);
+      const cors = corsHeaders(config, request);
+      if (request.method === 'OPTIONS') {
+        const headers = applySecurityHeaders(new Headers({ ...cors, ...PREFLIGHT_HEADERS }));
+        return new Response(null, { status: 204, headers });
+      }
+      try {
+        return await route(request, path, cors);
+      } catch (error) {
+        core.log(`svc-gateway: handler failed: ${(error as Error)?.name ?? 'error'}`);
+        return refusalResponse(
+          refusal('ProxyHandlerFailed', 'The proxy failed to handle this request'),
+        );
+      }
+    },
+    upgrade(request) {
+      const path = new URL(request.url).pathname;
+      if (path !== config.wsPath) return { kind: 'unclaimed' };
+      if (checkHost(config, request) || checkOrigin(config, request)) {
+        return { kind: 'refuse', response: plainResponse(403, 'Forbidden') };
+      }
+      const offered = (request.headers.get('sec-websocket-protocol') ?? '').split(',').map((p) =>
+        p.trim()
+      );
+      if (!offered.includes('graphql-transport-ws')) {
+        return { kind: 'refuse', response: plainResponse(403, 'Forbidden') };
+      }
+      return { kind: 'accept', protocol: 'graphql-transport-ws' };
+    },
+    stats: () => ({
+      graphqlInFlight: core.graphqlInFlight.count,
+      restInFlight: core.restInFlight.count,
+      resourceBindings: core.resourceFence.size,
+    }),
+    close: () => Promise.resolve(),
+  };
+}
+
+export { jsonResponse };

@@ -1,0 +1,49 @@
+/**
+ * POST /svc/graphql: SPEC "Route table" and "Order in which a GraphQL body is
+ * checked". Other methods: 405 with allow: POST.
+ */
+import { runSteps } from '../admission/chain.ts';
+import { newState } from '../admission/graphql_state.ts';
+import type { GraphqlState } from '../admission/graphql_state.ts';
+import { HTTP_STEPS } from '../admission/steps.ts';
+import type { Core } from '../core.ts';
+import { idsInAnswer } from '../graphql/mod.ts';
+import { methodNotAllowed, refusalResponse } from '../http/responses.ts';
+import { answerResponse, forwardGraphql } from '../upstream/forward_graphql.ts';
+
+/** Handles the GraphQL POST route; `cors` headers are added to every answer. */
+export async function handleGraphql(
+  core: Core,
+  request: Request,
+  cors: Record<string, string>,
+): Promise<Response> {
+  if (request.method !== 'POST') return methodNotAllowed(['POST']);
+  const state = newState(core, request);
+  try {
+    const refused = await runSteps(HTTP_STEPS, state);
+    if (refused) return refusalResponse({ ...refused, headers: { ...refused.headers, ...cors } });
+    const outcome = await forwardGraphql(core.fetch, {
+      upstream: core.config.upstream,
+      token: core.config.token!,
+      entries: state.forward,
+      batch: state.body!.batch,
+      timeoutMs: state.analyses.some((a) => a.slow)
+        ? core.config.slowTimeoutMs
+        : core.config.timeoutMs,
+    });
+    if ('refused' in outcome) return refusalResponse({ ...outcome.refused, headers: cors });
+    if (outcome.answer.status === 200) learnFromAnswer(state, outcome.answer.text);
+    return answerResponse(outcome.answer, cors);
+  } finally {
+    for (const release of state.releases) release();
+  }
+}
+
+/** A request that named exactly one bot teaches the resource fence (SPEC "Resource binding states"). */
+export function learnFromAnswer(state: GraphqlState, text: string): void {
+  const fence = state.core.resourceFence;
+  if (fence.mode === 'off' || state.bots.size !== 1) return;
+  const [bot] = state.bots;
+  const carried = new Set(state.analyses.flatMap((a) => a.resources.map((r) => r.id)));
+  fence.learn(bot, idsInAnswer(text), carried);
+}

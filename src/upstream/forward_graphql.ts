@@ -1,0 +1,75 @@
+/**
+ * Step 21 and the return path of POST /svc/graphql. SPEC "Forwarding rules":
+ * exactly content-type and authorization, a body serialised by the proxy from
+ * query, operationName and variables, `?op=<name>` and nothing else of the
+ * caller's query string; the upstream status passes through; the body is
+ * passed back except for the error-sentence rewriting ("Error envelope").
+ */
+import type { ForwardEntry } from '../admission/graphql_state.ts';
+import { rewriteAnswerText } from '../graphql/mod.ts';
+import { applySecurityHeaders } from '../http/security_headers.ts';
+import { fetchWithDeadline, type Outcome, upstreamTimedOut } from './outbound.ts';
+
+/** What the forward sends: entries, batch shape, budget. */
+export interface GraphqlForward {
+  upstream: string;
+  token: string;
+  entries: readonly ForwardEntry[];
+  batch: boolean;
+  /** ms: timeoutMs, or slowTimeoutMs when a slow publish field is present. */
+  timeoutMs: number;
+}
+
+/** The forwarded body text: only query, operationName (when named) and variables. */
+export function serialiseEntries(entries: readonly ForwardEntry[], batch: boolean): string {
+  const rebuilt = entries.map((e) => {
+    const out: Record<string, unknown> = { query: e.query };
+    if (e.operationName !== null) out.operationName = e.operationName;
+    if (Object.keys(e.variables).length > 0) out.variables = e.variables;
+    return out;
+  });
+  return JSON.stringify(batch ? rebuilt : rebuilt[0]);
+}
+
+/** `{upstream}/graphql?op=<names>`: the parsed documents' names (comma-joined for a batch). */
+export function graphqlUrl(upstream: string, entries: readonly ForwardEntry[]): string {
+  const names = entries.map((e) => e.operationName).filter((n): n is string => n !== null);
+  if (names.length === 0) return `${upstream}/graphql`;
+  return `${upstream}/graphql?op=${encodeURIComponent(names.join(','))}`;
+}
+
+/** The upstream's answer, read whole under the deadline. */
+export interface GraphqlAnswer {
+  status: number;
+  contentType: string | null;
+  text: string;
+}
+
+/** Sends the request; resolves to the answer or a 504 refusal. */
+export async function forwardGraphql(
+  fetchImpl: typeof fetch,
+  f: GraphqlForward,
+): Promise<{ answer: GraphqlAnswer } | Extract<Outcome, { refused: unknown }>> {
+  const outcome = await fetchWithDeadline(fetchImpl, graphqlUrl(f.upstream, f.entries), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${f.token}` },
+    body: serialiseEntries(f.entries, f.batch),
+  }, f.timeoutMs);
+  if ('refused' in outcome) return outcome;
+  try {
+    const text = await outcome.response.text();
+    const { status, headers } = outcome.response;
+    return { answer: { status, contentType: headers.get('content-type'), text } };
+  } catch {
+    return { refused: upstreamTimedOut(f.timeoutMs) };
+  } finally {
+    outcome.done();
+  }
+}
+
+/** The response to the caller: upstream status and content-type, rewritten body. */
+export function answerResponse(answer: GraphqlAnswer, extra: Record<string, string>): Response {
+  const headers = applySecurityHeaders(new Headers(extra));
+  if (answer.contentType) headers.set('content-type', answer.contentType);
+  return new Response(rewriteAnswerText(answer.text), { status: answer.status, headers });
+}

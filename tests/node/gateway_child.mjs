@@ -1,0 +1,19 @@
+// The Node host under test: the emitted npm package (npm/), started with the
+// options and environment the test passes in SVC_TEST_CONFIG (JSON), on a free
+// loopback port. Prints one line `LISTENING <url>` once it accepts connections.
+import process from 'node:process';
+import { createSvcProxy } from '../../npm/esm/mod.js';
+import { createNodeServer } from '../../npm/esm/hosts/node/server.js';
+import { proxyAwareFetch } from '../../npm/esm/hosts/node/outbound.js';
+
+const { options, env } = JSON.parse(process.env.SVC_TEST_CONFIG ?? '{}');
+const proxy = createSvcProxy({ ...options, fetch: proxyAwareFetch() }, env);
+for (const line of proxy.startupLines) console.log(line);
+const server = createNodeServer(proxy);
+server.listen(0, '127.0.0.1', () => {
+  console.log(`LISTENING http://127.0.0.1:${server.address().port}`);
+});
+process.on('SIGTERM', () => {
+  server.closeAllConnections?.();
+  server.close(() => process.exit(0));
+});
