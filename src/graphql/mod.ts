@@ -1,0 +1,71 @@
+/**
+ * Document analysis: the public API of `src/graphql/` (SPEC "Order in which a GraphQL body
+ * is checked" steps 10-17, "Document checks in detail", "Error envelope", "Resource binding
+ * states"). Pure code, no I/O.
+ *
+ * Typical use in the check chain, per entry of a body:
+ *
+ * ```ts
+ * const r = registryCheck(registry, entry);          // step 10 (registry may be undefined)
+ * if ('code' in r) refuse(r);
+ * const a = analyzeEntry(r.entry);                   // step 11
+ * if (isAnalysisFailure(a)) refuse(a);               // 400 ProxyMalformedQuery
+ * const refusal = runDocumentChecks(steps, a);       // steps 12-17, steps = documentChecks(...)
+ * // then: a.bots (strings after step 17), a.resources, a.slow, a.operationName
+ * ```
+ *
+ * On the answer: `scrubAnswerText` / `scrubErrors` / `scrubCloseReason`, and
+ * `idsInAnswer` for the resource fence.
+ *
+ * @module
+ */
+
+export type {
+  AccountScope,
+  Analysis,
+  AnalysisFailure,
+  BotReference,
+  GraphQLEntry,
+  OperationType,
+  ResourceReference,
+} from './types.ts';
+export { isAnalysisFailure } from './types.ts';
+export { analyzeEntries, analyzeEntry, type AnalyzeOptions } from './analysis.ts';
+export {
+  ParseCache,
+  type ParseCacheOptions,
+  parseDocument,
+  type ParseFailure,
+  sharedParseCache,
+} from './parse_cache.ts';
+export {
+  accountOperation,
+  accountScope,
+  accountStructure,
+  allowlist,
+  botsAreStrings,
+  type DocumentCheck,
+  documentChecks,
+  type DocumentStep,
+  introspection,
+  runDocumentChecks,
+} from './checks.ts';
+export { GENERATED_ALLOWLIST, resolveAllowlist } from './allowlist.ts';
+export {
+  buildRegistry,
+  type Registry,
+  registryCheck,
+  RegistryError,
+  registryKey,
+  type RegistryRecord,
+} from './registry.ts';
+export {
+  errorCodes,
+  mentionsSubgraph,
+  scrubAnswerBytes,
+  scrubAnswerText,
+  scrubCloseReason,
+  scrubErrors,
+} from './scrub.ts';
+export { idsInAnswer, MAX_IDS_LEARNED_PER_ANSWER } from './learn.ts';
+export { ANALYSIS_LIMITS, type AnalysisLimits } from './lists.ts';

@@ -1,0 +1,166 @@
+/**
+ * Upstream error rewriting (SPEC "Error envelope": "every code lookup reads both levels,
+ * nested code first. An entry whose sentence names an internal upstream service has its
+ * sentence replaced and, if it had no code, gets code UpstreamServiceError"; facts
+ * `upstreamMessageScrub`: HTTP GraphQL answers, WS next/error frames and WS close reasons).
+ *
+ * Cheap when there is nothing to rewrite: the text (or bytes) is searched for `ubgraph`
+ * first and parsed only on a hit. Rewriting is copy-on-write and keeps every other field
+ * and the order of keys.
+ *
+ * @module
+ */
+
+import { UPSTREAM_MESSAGE_SCRUB } from './lists.ts';
+
+const { trigger, replacementMessage, replacementCode } = UPSTREAM_MESSAGE_SCRUB;
+const TRIGGER_BYTES = new TextEncoder().encode(trigger);
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function names(message: unknown): boolean {
+  return typeof message === 'string' && message.includes(trigger);
+}
+
+/**
+ * The codes of one error entry: every `extensions.errors[].extensions.code` (nested level
+ * first), then `extensions.code`. Non-string codes are ignored; an entry of any other shape
+ * has none.
+ */
+export function errorCodes(entry: unknown): string[] {
+  const codes: string[] = [];
+  if (!isObj(entry) || !isObj(entry.extensions)) return codes;
+  const nested = entry.extensions.errors;
+  if (Array.isArray(nested)) {
+    for (const n of nested) {
+      if (isObj(n) && isObj(n.extensions) && typeof n.extensions.code === 'string') {
+        codes.push(n.extensions.code);
+      }
+    }
+  }
+  if (typeof entry.extensions.code === 'string') codes.push(entry.extensions.code);
+  return codes;
+}
+
+/** Rewrites one error entry; returns the same object when nothing changes. */
+function scrubEntry(entry: unknown): unknown {
+  if (!isObj(entry)) return entry;
+  let extensions = entry.extensions;
+  if (isObj(extensions) && Array.isArray(extensions.errors)) {
+    const nested = scrubList(extensions.errors, scrubNested);
+    if (nested !== extensions.errors) extensions = { ...extensions, errors: nested };
+  }
+  const outer = names(entry.message);
+  if (!outer && extensions === entry.extensions) return entry;
+  const out: Obj = { ...entry };
+  if (outer) {
+    out.message = replacementMessage;
+    if (errorCodes(entry).length === 0) {
+      extensions = isObj(extensions)
+        ? { ...extensions, code: replacementCode }
+        : { code: replacementCode };
+    }
+  }
+  if (extensions !== entry.extensions) out.extensions = extensions;
+  return out;
+}
+
+/** A nested failure: only its sentence is replaced. */
+function scrubNested(entry: unknown): unknown {
+  return isObj(entry) && names(entry.message) ? { ...entry, message: replacementMessage } : entry;
+}
+
+function scrubList(list: readonly unknown[], each: (v: unknown) => unknown): readonly unknown[] {
+  let out: unknown[] | null = null;
+  for (let i = 0; i < list.length; i++) {
+    const v = each(list[i]);
+    if (v !== list[i]) {
+      out ??= list.slice();
+      out[i] = v;
+    }
+  }
+  return out ?? list;
+}
+
+/** A result `{data?, errors?}`, or a graphql-ws frame carrying one in `payload`. */
+function scrubResult(body: Obj): Obj {
+  let out = body;
+  if (Array.isArray(body.errors)) {
+    const errors = scrubList(body.errors, scrubEntry);
+    if (errors !== body.errors) out = { ...body, errors };
+  }
+  if ((body.type === 'next' || body.type === 'error') && body.payload !== undefined) {
+    const payload = scrubErrors(body.payload);
+    if (payload !== body.payload) out = { ...out, payload };
+  }
+  return out;
+}
+
+/**
+ * Rewrites upstream errors in a parsed answer. Accepts a GraphQL result `{data, errors}`,
+ * a batch answer (array of results), an array of error entries (a graphql-ws `error`
+ * frame's payload), or a whole graphql-ws `next`/`error` frame. Returns the same value
+ * when nothing names an internal service; anything else is returned unchanged.
+ */
+export function scrubErrors(body: unknown): unknown {
+  if (Array.isArray(body)) {
+    return scrubList(
+      body,
+      (v) => isObj(v) && Array.isArray(v.errors) ? scrubResult(v) : scrubEntry(v),
+    );
+  }
+  return isObj(body) ? scrubResult(body) : body;
+}
+
+/**
+ * Rewrites an answer's JSON text: returned as is (no parse) unless it contains `ubgraph`;
+ * then parsed, rewritten and re-serialised only if something changed. Text that is not
+ * JSON is returned as is.
+ */
+export function scrubAnswerText(text: string): string {
+  if (!text.includes(trigger)) return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const out = scrubErrors(parsed);
+  return out === parsed ? text : JSON.stringify(out);
+}
+
+/** Whether `bytes` contain the trigger (a byte search, no decoding). */
+export function mentionsSubgraph(bytes: Uint8Array): boolean {
+  const first = TRIGGER_BYTES[0];
+  const n = TRIGGER_BYTES.length;
+  for (
+    let i = bytes.indexOf(first);
+    i !== -1 && i <= bytes.length - n;
+    i = bytes.indexOf(first, i + 1)
+  ) {
+    let j = 1;
+    while (j < n && bytes[i + j] === TRIGGER_BYTES[j]) j++;
+    if (j === n) return true;
+  }
+  return false;
+}
+
+/**
+ * {@link scrubAnswerText} over UTF-8 bytes: the same array back unless the bytes contain
+ * `ubgraph` and the rewrite changed something.
+ */
+export function scrubAnswerBytes(bytes: Uint8Array): Uint8Array {
+  if (!mentionsSubgraph(bytes)) return bytes;
+  const text = new TextDecoder().decode(bytes);
+  const out = scrubAnswerText(text);
+  return out === text ? bytes : new TextEncoder().encode(out);
+}
+
+/** A WebSocket close reason naming an internal service becomes the replacement sentence. */
+export function scrubCloseReason(reason: string): string {
+  return reason.includes(trigger) ? replacementMessage : reason;
+}
