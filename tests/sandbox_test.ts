@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import {
+  appOperations,
   type Sandbox,
   SANDBOX_TOKEN,
   startSandbox,
@@ -12,7 +13,6 @@ import {
   subgraphSentence,
   WORLD_IDS,
 } from '../scripts/sandbox/mod.ts';
-import { appOperations } from '../scripts/sandbox/operations.ts';
 
 const HEX24 = /^[0-9a-f]{24}$/;
 

@@ -16,7 +16,6 @@ import {
   isEnumType,
   isListType,
   isNonNullType,
-  isObjectType,
   isScalarType,
 } from 'graphql';
 import { digest, hashInt, hex24 } from './ids.ts';
@@ -261,10 +260,4 @@ function stringValue(fieldName: string, seed: string): string {
 /** Type resolver for interfaces and unions: a Mock knows its concrete type. */
 export function typeResolver(value: unknown): string | undefined {
   return value instanceof Mock ? value.typeName : undefined;
-}
-
-/** True when `type` (unwrapped) is an object type named `name`. */
-export function isObjectNamed(type: GraphQLOutputType, name: string): boolean {
-  const named = getNamedType(type);
-  return isObjectType(named) && named.name === name;
 }

@@ -41,6 +41,7 @@ export { defaultSwitches, subgraphFailure, subgraphSentence, upstreamError } fro
 export type { World, WorldBot, WorldUser, WorldWorkspace } from './world.ts';
 export { WORLD_IDS } from './world.ts';
 export { UPLOAD_KINDS } from './uploads.ts';
+export { type AppOperation, appOperations } from './operations.ts';
 
 /** The token the sandbox accepts by default (`authorization: Bearer <it>`, and socket init). */
 export const SANDBOX_TOKEN = 'sandbox-master-token-0123456789';
