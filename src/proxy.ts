@@ -18,6 +18,7 @@ import { healthResponse, jsonResponse, plainResponse, refusalResponse } from './
 import { applySecurityHeaders } from './http/security_headers.ts';
 import { handleGraphql } from './routes/graphql.ts';
 import { handleRest } from './routes/rest.ts';
+import type { RelaySocket } from './ws/socket.ts';
 
 /** What a host knows about the connection. */
 export interface ConnInfo {
@@ -42,6 +43,8 @@ export interface SvcProxy {
   handle(request: Request, conn?: ConnInfo): Promise<Response | null>;
   /** Decides a WebSocket upgrade before any socket exists. */
   upgrade(request: Request, conn?: ConnInfo): UpgradeDecision;
+  /** Hands an upgraded browser socket to the relay (after `upgrade` accepted). */
+  acceptSocket(socket: RelaySocket): void;
   /** Internal counters (tests and benchmarks read them). */
   stats(): { graphqlInFlight: number; restInFlight: number; resourceBindings: number };
   /** Stops timers and closes sockets. */
@@ -129,6 +132,9 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
         return { kind: 'refuse', response: plainResponse(403, 'Forbidden') };
       }
       return { kind: 'accept', protocol: 'graphql-transport-ws' };
+    },
+    acceptSocket(socket) {
+      socket.close(1011, 'relay not ready');
     },
     stats: () => ({
       graphqlInFlight: core.graphqlInFlight.count,

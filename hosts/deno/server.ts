@@ -4,6 +4,7 @@
  * security headers.
  */
 import type { SvcProxy } from '../../src/proxy.ts';
+import { adaptWebSocket } from '../../src/ws/socket.ts';
 import { healthResponse, plainResponse } from '../../src/http/responses.ts';
 
 /** A running Deno host. */
@@ -28,7 +29,7 @@ export function denoHandler(proxy: SvcProxy) {
         const { socket, response } = Deno.upgradeWebSocket(request, {
           protocol: decision.protocol,
         });
-        proxy.acceptSocket(socket);
+        proxy.acceptSocket(adaptWebSocket(socket));
         return response;
       }
       return plainResponse(404, 'Not Found');

@@ -3,7 +3,8 @@
  * document checks, as rows over the analysis of `src/graphql`. Steps 14 and
  * 15 apply with the gate on only.
  */
-import type { Refusal } from '../http/error_codes.ts';
+import { DEFAULTS } from '../config/defaults.ts';
+import { type Refusal, refusal } from '../http/error_codes.ts';
 import * as doc from '../graphql/mod.ts';
 import type { Step } from './chain.ts';
 import { variablesOf } from './entries.ts';
@@ -20,30 +21,46 @@ export const registry: Step<S> = {
     for (const entry of s.body!.entries) {
       const variables = variablesOf(entry);
       if ('code' in variables) return variables as Refusal;
-      if (!s.core.registry) {
-        const name = typeof entry.operationName === 'string' ? entry.operationName : null;
-        s.forward.push({ query: entry.query, operationName: name, variables });
-        continue;
-      }
-      const verdict = doc.registryCheck(s.core.registry, entry.query);
+      const name = typeof entry.operationName === 'string' ? entry.operationName : null;
+      const verdict = doc.registryCheck(s.core.registry, {
+        query: entry.query,
+        operationName: name,
+        variables,
+      });
       if ('code' in verdict) return verdict;
-      s.forward.push({ query: verdict.text, operationName: verdict.operationName, variables });
+      const chosen = verdict.entry;
+      s.forward.push({
+        query: chosen.query,
+        operationName: chosen.operationName ?? null,
+        variables,
+      });
     }
     return null;
   },
 };
 
-/** Step 11: parse (cached) and analyse; the forwarded name comes from the parsed document. */
+/**
+ * Step 11: parse (cached) and analyse; the forwarded name comes from the parsed
+ * document. The 500 resource ids are counted over the whole request.
+ */
 export const analysis: Step<S> = {
   step: 11,
   check: 'document parses and analysis completes',
   run(s) {
     s.analyses = [];
+    let resources = 0;
     for (const entry of s.forward) {
       const result = doc.analyzeEntry(entry);
-      if ('code' in result) return result;
+      if (doc.isAnalysisFailure(result)) return result;
       entry.operationName = result.operationName;
+      resources += result.resources.length;
       s.analyses.push(result);
+    }
+    if (resources > DEFAULTS.resourceIdsPerRequest) {
+      return refusal(
+        'ProxyMalformedQuery',
+        `A request may name at most ${DEFAULTS.resourceIdsPerRequest} resource ids`,
+      );
     }
     return null;
   },
@@ -74,21 +91,21 @@ function perDocument(
 export const introspection = perDocument(
   12,
   'no root field is __schema or __type',
-  (a) => doc.checkIntrospection(a),
+  doc.introspection,
 );
 
 /** Step 13: 403 AccountOperationBlocked. */
 export const accountOperation = perDocument(
   13,
   'no root field is an account-level operation',
-  (a) => doc.checkAccountOperation(a),
+  doc.accountOperation,
 );
 
 /** Step 14 (gate on): 403 AccountScopeBlocked. */
 export const accountScope = perDocument(
   14,
   'gate on: nothing under currentUser and nothing reached through a bot reads the account',
-  (a) => doc.checkAccountScope(a),
+  doc.accountScope,
   gateOn,
 );
 
@@ -96,7 +113,7 @@ export const accountScope = perDocument(
 export const accountStructure = perDocument(
   15,
   "gate on: no root field changes the deployment's workspaces and bots",
-  (a) => doc.checkAccountStructure(a),
+  doc.accountStructure,
   gateOn,
 );
 
@@ -104,12 +121,12 @@ export const accountStructure = perDocument(
 export const allowlist = perDocument(
   16,
   'every root field is on the operation allowlist (when enabled)',
-  (a, s) => s.core.allowlist ? doc.checkAllowlist(a, s.core.allowlist) : null,
+  (a, s) => s.core.allowlist ? doc.allowlist(s.core.allowlist)(a) : null,
 );
 
 /** Step 17: 400 ProxyMalformedQuery for a non-string (or unresolvable) bot; collects the bots. */
 export const botsAreStrings = perDocument(17, 'every named bot is a string', (a, s) => {
-  const refused = doc.checkBotsAreStrings(a);
+  const refused = doc.botsAreStrings(a);
   if (refused) return refused;
   for (const bot of a.bots) s.bots.add(bot.value as string);
   return null;

@@ -6,7 +6,7 @@
  * passed back except for the error-sentence rewriting ("Error envelope").
  */
 import type { ForwardEntry } from '../admission/graphql_state.ts';
-import { rewriteAnswerText } from '../graphql/mod.ts';
+import { scrubAnswerText } from '../graphql/mod.ts';
 import { applySecurityHeaders } from '../http/security_headers.ts';
 import { fetchWithDeadline, type Outcome, upstreamTimedOut } from './outbound.ts';
 
@@ -71,5 +71,5 @@ export async function forwardGraphql(
 export function answerResponse(answer: GraphqlAnswer, extra: Record<string, string>): Response {
   const headers = applySecurityHeaders(new Headers(extra));
   if (answer.contentType) headers.set('content-type', answer.contentType);
-  return new Response(rewriteAnswerText(answer.text), { status: answer.status, headers });
+  return new Response(scrubAnswerText(answer.text), { status: answer.status, headers });
 }

@@ -1,0 +1,100 @@
+/**
+ * Assertions shared by the HTTP integration suites.
+ */
+import assert from 'node:assert/strict';
+import { SECURITY_HEADERS } from '../../src/http/security_headers.ts';
+import type { Sandbox } from '../../scripts/sandbox/mod.ts';
+
+/** Every security header of the spec is on the response. */
+export function assertSecurityHeaders(res: Response): void {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+    assert.equal(res.headers.get(name), value, `security header ${name}`);
+  }
+}
+
+/**
+ * A proxy refusal: the status, the envelope with the code, cache-control:
+ * no-store and the security headers. Returns the envelope's message.
+ */
+export async function assertRefusal(res: Response, status: number, code: string): Promise<string> {
+  const text = await res.text();
+  assert.equal(res.status, status, `status for ${code}: ${text}`);
+  assert.equal(res.headers.get('cache-control'), 'no-store');
+  assertSecurityHeaders(res);
+  const body = JSON.parse(text);
+  assert.equal(body.errors?.[0]?.extensions?.code, code, text);
+  assert.equal(typeof body.errors[0].message, 'string');
+  return body.errors[0].message;
+}
+
+/** Runs `act` and asserts that no HTTP request and no socket reached the sandbox meanwhile. */
+export async function assertNothingReached<T>(sandbox: Sandbox, act: () => Promise<T>): Promise<T> {
+  const requests = sandbox.received.length;
+  const sockets = sandbox.sockets.length;
+  const result = await act();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(sandbox.received.length, requests, 'an HTTP request reached the upstream');
+  assert.equal(sandbox.sockets.length, sockets, 'a socket reached the upstream');
+  return result;
+}
+
+/** What reached the sandbox apart from the bot fence's own SvcWorkspaceBots question. */
+export function forwarded(sandbox: Sandbox) {
+  return sandbox.received.filter((r) => r.search !== '?op=SvcWorkspaceBots');
+}
+
+/** POSTs a JSON body (any value) to the gateway's GraphQL path. */
+export function postGraphql(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  path = '/svc/graphql',
+): Promise<Response> {
+  return fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/**
+ * Sends a raw HTTP/1.1 request over TCP (to set Host and other headers fetch
+ * will not) and returns the status line, headers and body text.
+ */
+export async function rawRequest(
+  url: string,
+  head: string,
+  body = '',
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const { hostname, port } = new URL(url);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  const bytes = new TextEncoder().encode(`${head}\r\n\r\n${body}`);
+  await conn.write(bytes);
+  let text = '';
+  const buf = new Uint8Array(65536);
+  const decoder = new TextDecoder();
+  while (true) {
+    const n = await conn.read(buf).catch(() => null);
+    if (n === null) break;
+    text += decoder.decode(buf.subarray(0, n));
+    const end = text.indexOf('\r\n\r\n');
+    if (end !== -1) {
+      const headers = parseHeaders(text.slice(0, end));
+      const length = Number(headers['content-length'] ?? NaN);
+      if (!Number.isNaN(length) && text.length - end - 4 >= length) break;
+    }
+  }
+  conn.close();
+  const end = text.indexOf('\r\n\r\n');
+  const status = Number(text.slice(9, 12));
+  return { status, headers: parseHeaders(text.slice(0, end)), body: text.slice(end + 4) };
+}
+
+function parseHeaders(head: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of head.split('\r\n').slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon > 0) out[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return out;
+}
