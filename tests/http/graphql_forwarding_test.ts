@@ -4,23 +4,22 @@
  * the upstream status and the error-sentence rewriting of "Error envelope".
  */
 import assert from 'node:assert/strict';
-import { loadAppDocuments } from '../../scripts/app_documents.ts';
-import { SANDBOX_TOKEN, subgraphSentence, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
+import { appOperations, SANDBOX_TOKEN, subgraphSentence, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
 import { assertSecurityHeaders, forwarded, postGraphql } from '../helpers/assertions.ts';
 import { HOSTS } from '../helpers/gateway.ts';
 import { withGateway } from '../helpers/setup.ts';
 
-const documents = loadAppDocuments();
+const documents = appOperations();
 const botQuery = documents.find((d) =>
-  d.type === 'query' && /\$botID: BotID!/.test(d.text) &&
-  !/\$(?!botID)\w+: \w+!/.test(d.text)
+  d.kind === 'query' && /\$botID: BotID!/.test(d.query) &&
+  !/\$(?!botID)\w+: \w+!/.test(d.query)
 )!;
 
 for (const kind of HOSTS) {
   Deno.test(`[${kind}] a real app document is rebuilt, gets the token and ?op=, and comes back`, async () => {
     await withGateway(kind, {}, async ({ sandbox, gateway }) => {
       const res = await postGraphql(`${gateway.url}`, {
-        query: botQuery.text,
+        query: botQuery.query,
         variables: { botID: WORLD_IDS.bot1 },
         stray: 'dropped',
       }, {
@@ -43,7 +42,7 @@ for (const kind of HOSTS) {
         assert.equal(seen.headers[name], undefined, `${name} forwarded`);
       }
       assert.deepEqual(seen.json, {
-        query: botQuery.text,
+        query: botQuery.query,
         operationName: botQuery.name,
         variables: { botID: WORLD_IDS.bot1 },
       });
@@ -52,7 +51,7 @@ for (const kind of HOSTS) {
 
   Deno.test(`[${kind}] a batch is forwarded whole, each entry rebuilt`, async () => {
     await withGateway(kind, {}, async ({ sandbox, gateway }) => {
-      const entry = { query: botQuery.text, variables: { botID: WORLD_IDS.bot2 } };
+      const entry = { query: botQuery.query, variables: { botID: WORLD_IDS.bot2 } };
       const res = await postGraphql(gateway.url, [entry, entry]);
       const body = await res.json();
       assert.equal(res.status, 200);
@@ -61,12 +60,12 @@ for (const kind of HOSTS) {
       assert.equal(forwarded(sandbox)[0].operations.length, 2);
       assert.deepEqual(forwarded(sandbox)[0].json, [
         {
-          query: botQuery.text,
+          query: botQuery.query,
           operationName: botQuery.name,
           variables: { botID: WORLD_IDS.bot2 },
         },
         {
-          query: botQuery.text,
+          query: botQuery.query,
           operationName: botQuery.name,
           variables: { botID: WORLD_IDS.bot2 },
         },
