@@ -121,7 +121,7 @@ export const SLOW_FIELDS: ReadonlySet<string> = new Set([
  */
 export const RESOURCE_ID_ARGUMENTS = {
   nameEquals: new Set(['id']) as ReadonlySet<string>,
-  nameSuffix: /(?:ID|Id)s?$/,
+  nameSuffix: /(ID|Id)s?$/,
   extraNames: new Set([
     'attachment',
     'before',

@@ -87,9 +87,11 @@ export interface AnalysisFailure {
   message: string;
 }
 
-/** Narrowing helper: whether an analysis result is a failure. */
-export function isAnalysisFailure(v: Analysis | AnalysisFailure): v is AnalysisFailure {
-  return (v as AnalysisFailure).code === 'ProxyMalformedQuery';
+/** Narrowing helper: whether an analysis result (one entry's, or a batch's) is a failure. */
+export function isAnalysisFailure<T extends Analysis | readonly Analysis[]>(
+  v: T | AnalysisFailure,
+): v is AnalysisFailure {
+  return !Array.isArray(v) && (v as AnalysisFailure).code === 'ProxyMalformedQuery';
 }
 
 /** Builds an {@link AnalysisFailure}. */
