@@ -17,14 +17,14 @@ const RESOURCE = 'feedfacefeedfacefeedface';
 function asCaller(b: Backend, userJwt: string) {
   return createClient(b.rest.url, b.rest.anonKey, {
     global: { headers: { Authorization: `Bearer ${userJwt}` } },
-    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    auth: { persistSession: false, autoRefreshToken: false },
   });
 }
 
 /** A client as the service role (key as both apikey and bearer). */
 function asServiceRole(b: Backend) {
   return createClient(b.rest.url, b.rest.serviceRoleKey, {
-    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    auth: { persistSession: false, autoRefreshToken: false },
   });
 }
 
@@ -69,7 +69,7 @@ Deno.test('@supabase/supabase-js against the fixture', async (t) => {
           assert.equal(noSub.error?.code, 'PT401');
           assert.equal(noSub.error?.hint, 'unauthenticated');
           const anonOnly = createClient(b.rest.url, b.rest.anonKey, {
-            auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+            auth: { persistSession: false, autoRefreshToken: false },
           });
           const anon = await anonOnly.rpc('svc_my_bot_ids');
           assert.equal(anon.status, 401);
