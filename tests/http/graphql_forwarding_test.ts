@@ -4,7 +4,12 @@
  * the upstream status and the error-sentence rewriting of "Error envelope".
  */
 import assert from 'node:assert/strict';
-import { appOperations, SANDBOX_TOKEN, subgraphSentence, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
+import {
+  appOperations,
+  SANDBOX_TOKEN,
+  subgraphSentence,
+  WORLD_IDS,
+} from '../../scripts/sandbox/mod.ts';
 import { assertSecurityHeaders, forwarded, postGraphql } from '../helpers/assertions.ts';
 import { HOSTS } from '../helpers/gateway.ts';
 import { withGateway } from '../helpers/setup.ts';

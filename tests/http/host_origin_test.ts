@@ -1,0 +1,155 @@
+/**
+ * Checks before any route on both hosts: host, origin, CORS, preflight,
+ * refused upgrades, health and the security headers (SPEC "Checks before any
+ * route", "Route table" health row, "Forwarding rules" security headers).
+ */
+import assert from 'node:assert/strict';
+import {
+  assertNothingReached,
+  assertRefusal,
+  assertSecurityHeaders,
+  postGraphql,
+  rawRequest,
+} from '../helpers/assertions.ts';
+import { HOSTS } from '../helpers/gateway.ts';
+import { withGateway } from '../helpers/setup.ts';
+
+const Q = JSON.stringify({ query: '{ currentUser { id } }' });
+const listed = 'https://app.example.com';
+
+function post(hostHeader: string, extra = '') {
+  return `POST /svc/graphql HTTP/1.1\r\nhost: ${hostHeader}\r\ncontent-type: application/json\r\ncontent-length: ${Q.length}${extra}`;
+}
+
+for (const kind of HOSTS) {
+  Deno.test(`[${kind}] host check: listed, derived and loopback names pass; others 403 without CORS`, async () => {
+    const env = {
+      ALLOWED_HOSTS: 'gw.example.com',
+      ALLOWED_ORIGINS: listed,
+      PUBLIC_URL: 'https://pub.example.net',
+    };
+    await withGateway(kind, { env }, async ({ sandbox, gateway }) => {
+      for (
+        const host of [
+          'gw.example.com',
+          'gw.example.com:9999',
+          'app.example.com',
+          'pub.example.net',
+          'localhost:1',
+          '127.0.0.1',
+        ]
+      ) {
+        const res = await rawRequest(gateway.url, post(host), Q);
+        assert.equal(res.status, 200, `${host}: ${res.body}`);
+      }
+      await assertNothingReached(sandbox, async () => {
+        const res = await rawRequest(gateway.url, post('evil.example', `\r\norigin: ${listed}`), Q);
+        assert.equal(res.status, 403);
+        assert.equal(JSON.parse(res.body).errors[0].extensions.code, 'ProxyHostForbidden');
+        assert.equal(res.headers['access-control-allow-origin'], undefined);
+        assert.equal(res.headers['cache-control'], 'no-store');
+      });
+    });
+  });
+
+  Deno.test(`[${kind}] origin check, CORS for a listed origin, preflight`, async () => {
+    await withGateway(
+      kind,
+      { env: { ALLOWED_ORIGINS: `${listed}/` } },
+      async ({ sandbox, gateway }) => {
+        await assertNothingReached(sandbox, async () => {
+          const foreign = await postGraphql(gateway.url, Q, { origin: 'https://evil.example' });
+          await assertRefusal(foreign, 403, 'ProxyOriginForbidden');
+          const metadataOnly = await postGraphql(gateway.url, Q, {
+            'sec-fetch-site': 'cross-site',
+          });
+          await assertRefusal(metadataOnly, 403, 'ProxyOriginForbidden');
+          const preflight = await fetch(`${gateway.url}/svc/graphql`, {
+            method: 'OPTIONS',
+            headers: { origin: listed },
+          });
+          assert.equal(preflight.status, 204);
+          assert.equal(preflight.headers.get('access-control-allow-origin'), listed);
+          assert.equal(
+            preflight.headers.get('access-control-allow-methods'),
+            'GET, POST, PATCH, DELETE, OPTIONS',
+          );
+          assert.equal(
+            preflight.headers.get('access-control-allow-headers'),
+            'authorization, content-type, x-svc-admin',
+          );
+          assert.equal(preflight.headers.get('access-control-max-age'), '600');
+          assertSecurityHeaders(preflight);
+          await preflight.body?.cancel();
+        });
+        const cors = await postGraphql(gateway.url, Q, { origin: 'HTTPS://APP.EXAMPLE.COM' });
+        assert.equal(cors.status, 200);
+        assert.equal(cors.headers.get('access-control-allow-origin'), 'HTTPS://APP.EXAMPLE.COM');
+        assert.equal(cors.headers.get('access-control-allow-credentials'), 'true');
+        assert.equal(cors.headers.get('vary'), 'origin');
+        await cors.body?.cancel();
+        const own = await postGraphql(gateway.url, Q, {
+          origin: gateway.url.replace('http:', 'https:'),
+        });
+        assert.equal(own.status, 200, 'own host and port, scheme ignored');
+        assert.equal(own.headers.get('access-control-allow-origin'), null);
+        await own.body?.cancel();
+        const same = await postGraphql(gateway.url, Q, {
+          origin: 'https://evil.example',
+          'sec-fetch-site': 'same-origin',
+        });
+        assert.equal(same.status, 200, 'Fetch Metadata same-origin passes');
+        await same.body?.cancel();
+        const bare = await postGraphql(gateway.url, Q);
+        assert.equal(bare.status, 200, 'no Origin and no Fetch Metadata passes');
+        await bare.body?.cancel();
+        const refusedCors = await postGraphql(gateway.url, '{bad', { origin: listed });
+        await assertRefusal(refusedCors.clone(), 400, 'ProxyMalformedQuery');
+        assert.equal(
+          refusedCors.headers.get('access-control-allow-origin'),
+          listed,
+          'refusals carry CORS too',
+        );
+        await refusedCors.body?.cancel();
+      },
+    );
+  });
+
+  Deno.test(`[${kind}] refused and unclaimed upgrades answer before any socket exists`, async () => {
+    await withGateway(kind, {}, async ({ sandbox, gateway }) => {
+      const host = new URL(gateway.url).host;
+      const upgrade = (path: string, extra: string) =>
+        `GET ${path} HTTP/1.1\r\nhost: ${host}\r\nconnection: Upgrade\r\nupgrade: websocket\r\nsec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==${extra}`;
+      await assertNothingReached(sandbox, async () => {
+        const foreign = await rawRequest(
+          gateway.url,
+          upgrade(
+            '/svc/graphql',
+            '\r\nsec-websocket-protocol: graphql-transport-ws\r\norigin: https://evil.example',
+          ),
+        );
+        assert.equal(foreign.status, 403);
+        assert.equal(foreign.body, 'Forbidden');
+        const noProtocol = await rawRequest(
+          gateway.url,
+          upgrade('/svc/graphql', '\r\nsec-websocket-protocol: graphql-ws'),
+        );
+        assert.equal(noProtocol.status, 403);
+      });
+    });
+  });
+
+  Deno.test(`[${kind}] health and 404s carry the security headers; unclaimed paths are the host's 404`, async () => {
+    await withGateway(kind, {}, async ({ gateway }) => {
+      const health = await fetch(`${gateway.url}/svc/healthz`);
+      assert.equal(health.status, 200);
+      assert.deepEqual(await health.json(), { ok: true });
+      assert.equal(health.headers.get('cache-control'), 'no-store');
+      assertSecurityHeaders(health);
+      const missing = await fetch(`${gateway.url}/svc/nothing-here`);
+      assert.equal(missing.status, 404);
+      assertSecurityHeaders(missing);
+      await missing.body?.cancel();
+    });
+  });
+}
