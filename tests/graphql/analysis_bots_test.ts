@@ -249,6 +249,14 @@ Deno.test('bots: each argument reference names where it was found', () => {
   assert.equal(where.get('B4'), 'variables.botID');
 });
 
+Deno.test('bots: a __proto__ key in JSON variables is walked like any other key', () => {
+  const variables = JSON.parse(
+    '{"i": {"__proto__": {"botID": "B1"}}, "__proto__": {"botID": "B2"}}',
+  );
+  const a = analysed('query($i: In!) { m(input: $i) }', variables);
+  assert.deepEqual(botValues(a), ['B1']);
+});
+
 Deno.test('bots: batches are analysed per entry', () => {
   const r = analyzeEntries([
     { query: '{ bot(id: "B1") { id } }' },
