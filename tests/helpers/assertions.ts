@@ -27,13 +27,17 @@ export async function assertRefusal(res: Response, status: number, code: string)
   return body.errors[0].message;
 }
 
-/** Runs `act` and asserts that no HTTP request and no socket reached the sandbox meanwhile. */
+/**
+ * Runs `act` and asserts that nothing of the caller's reached the sandbox
+ * meanwhile: no HTTP request (the bot fence's own SvcWorkspaceBots question
+ * aside) and no socket.
+ */
 export async function assertNothingReached<T>(sandbox: Sandbox, act: () => Promise<T>): Promise<T> {
-  const requests = sandbox.received.length;
+  const requests = forwarded(sandbox).length;
   const sockets = sandbox.sockets.length;
   const result = await act();
   await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.equal(sandbox.received.length, requests, 'an HTTP request reached the upstream');
+  assert.equal(forwarded(sandbox).length, requests, 'an HTTP request reached the upstream');
   assert.equal(sandbox.sockets.length, sockets, 'a socket reached the upstream');
   return result;
 }
