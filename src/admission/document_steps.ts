@@ -3,8 +3,7 @@
  * document checks, as rows over the analysis of `src/graphql`. Steps 14 and
  * 15 apply with the gate on only.
  */
-import { DEFAULTS } from '../config/defaults.ts';
-import { type Refusal, refusal } from '../http/error_codes.ts';
+import type { Refusal } from '../http/error_codes.ts';
 import * as doc from '../graphql/mod.ts';
 import type { Step } from './chain.ts';
 import { variablesOf } from './entries.ts';
@@ -40,28 +39,18 @@ export const registry: Step<S> = {
 };
 
 /**
- * Step 11: parse (cached) and analyse; the forwarded name comes from the parsed
- * document. The 500 resource ids are counted over the whole request.
+ * Step 11: parse (cached) and analyse every entry, the batch whole or not at
+ * all (at most 500 distinct resource ids over the request); the forwarded
+ * name comes from the parsed document.
  */
 export const analysis: Step<S> = {
   step: 11,
   check: 'document parses and analysis completes',
   run(s) {
-    s.analyses = [];
-    let resources = 0;
-    for (const entry of s.forward) {
-      const result = doc.analyzeEntry(entry);
-      if (doc.isAnalysisFailure(result)) return result;
-      entry.operationName = result.operationName;
-      resources += result.resources.length;
-      s.analyses.push(result);
-    }
-    if (resources > DEFAULTS.resourceIdsPerRequest) {
-      return refusal(
-        'ProxyMalformedQuery',
-        `A request may name at most ${DEFAULTS.resourceIdsPerRequest} resource ids`,
-      );
-    }
+    const result = doc.analyzeEntries(s.forward);
+    if (!Array.isArray(result)) return result;
+    result.forEach((a, i) => s.forward[i].operationName = a.operationName);
+    s.analyses = result;
     return null;
   },
 };

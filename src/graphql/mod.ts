@@ -10,7 +10,7 @@
  * if ('code' in r) refuse(r);
  * const a = analyzeEntry(r.entry);                   // step 11
  * if (isAnalysisFailure(a)) refuse(a);               // 400 ProxyMalformedQuery
- * const refusal = runDocumentChecks(steps, a);       // steps 12-17, steps = documentChecks(...)
+ * // steps 12-17: introspection(a), accountOperation(a), ... (src/admission/steps.ts orders them)
  * // then: a.bots (strings after step 17), a.resources, a.slow, a.operationName
  * ```
  *
@@ -45,10 +45,7 @@ export {
   allowlist,
   botsAreStrings,
   type DocumentCheck,
-  documentChecks,
-  type DocumentStep,
   introspection,
-  runDocumentChecks,
 } from './checks.ts';
 export { GENERATED_ALLOWLIST, resolveAllowlist } from './allowlist.ts';
 export {

@@ -10,11 +10,9 @@ import {
   accountStructure,
   allowlist,
   botsAreStrings,
-  documentChecks,
   GENERATED_ALLOWLIST,
   introspection,
   resolveAllowlist,
-  runDocumentChecks,
 } from '../../src/graphql/mod.ts';
 import { ERROR_STATUS } from '../../src/http/error_codes.ts';
 import { analysed } from './helpers.ts';
@@ -90,36 +88,4 @@ Deno.test('check 17: a non-string or unresolvable bot is 400 ProxyMalformedQuery
   assert.equal(u?.code, 'ProxyMalformedQuery');
   assert.match(u!.message, /\$b/);
   assert.equal(botsAreStrings(analysed('{ bot(id: "B") { id } }')), null);
-});
-
-Deno.test('steps: gate off has 12, 13, 17; gate on adds 14, 15; an allowlist adds 16', () => {
-  assert.deepEqual(documentChecks({ gateOn: false, allowlist: null }).map((s) => s.step), [
-    12,
-    13,
-    17,
-  ]);
-  const all = documentChecks({ gateOn: true, allowlist: resolveAllowlist({ enabled: true }) });
-  assert.deepEqual(all.map((s) => s.step), [12, 13, 14, 15, 16, 17]);
-});
-
-Deno.test('steps: first refusal wins, in the spec order (denylists before the allowlist)', () => {
-  const steps = documentChecks({ gateOn: true, allowlist: resolveAllowlist({ enabled: true }) });
-  // workspaceCreateBot is on the allowlist and on the structure denylist.
-  const a = analysed('mutation { workspaceCreateBot(workspaceID: "W", initialTitle: "t") { id } }');
-  assert.equal(runDocumentChecks(steps, a)?.code, 'AccountStructureBlocked');
-  // An account operation beats the allowlist too.
-  assert.equal(
-    runDocumentChecks(steps, analysed('mutation { logout }'))?.code,
-    'AccountOperationBlocked',
-  );
-  // Without the gate, structure passes and the allowlist (if on) decides.
-  const open = documentChecks({ gateOn: false, allowlist: null });
-  assert.equal(runDocumentChecks(open, a), null);
-});
-
-Deno.test('steps: a batch is checked step by step across entries', () => {
-  const steps = documentChecks({ gateOn: true, allowlist: null });
-  const batch = [analysed('{ currentUser { email } }'), analysed('{ __type(name: "X") { name } }')];
-  assert.equal(runDocumentChecks(steps, batch)?.code, 'IntrospectionBlocked');
-  assert.equal(runDocumentChecks(steps, [analysed('{ bot(id: "B") { id } }')]), null);
 });

@@ -1,0 +1,50 @@
+/**
+ * The check chain tables read like SPEC "Order in which a GraphQL body is
+ * checked": rows in ascending order, every row of the spec but 4 (tenant
+ * budget, gate issue) and 21 (the forward itself) on the HTTP route, and the
+ * socket's chain with the registry first among the document checks.
+ */
+import assert from 'node:assert/strict';
+import { HTTP_STEPS, SOCKET_STEPS } from '../src/admission/steps.ts';
+
+Deno.test('the HTTP chain is the spec table in order', () => {
+  assert.deepEqual(HTTP_STEPS.map((s) => s.step), [
+    1,
+    2,
+    3,
+    5,
+    6,
+    7,
+    8,
+    9,
+    10,
+    11,
+    12,
+    13,
+    14,
+    15,
+    16,
+    17,
+    18,
+    19,
+    20,
+  ]);
+});
+
+Deno.test('the socket chain: payload shape, extensions, then registry first', () => {
+  assert.deepEqual(SOCKET_STEPS.map((s) => s.step), [
+    7,
+    9,
+    10,
+    11,
+    12,
+    13,
+    14,
+    15,
+    16,
+    17,
+    18,
+    19,
+    20,
+  ]);
+});
