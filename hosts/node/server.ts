@@ -49,7 +49,7 @@ export function createNodeServer(proxy: SvcProxy): Server {
     const decision = proxy.upgrade(request, { remoteAddress: req.socket.remoteAddress });
     if (decision.kind === 'unclaimed') return socket.destroy();
     if (decision.kind === 'refuse') return void refuseUpgrade(socket, decision.response);
-    wss.handleUpgrade(req, socket, head, (ws) => proxy.acceptSocket(ws));
+    wss.handleUpgrade(req, socket, head, (ws) => proxy.acceptSocket(ws as never)); // relay adapter lands with src/ws
   });
   server.on('close', () => {
     wss.close();

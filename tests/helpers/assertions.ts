@@ -63,7 +63,8 @@ export function postGraphql(
 
 /**
  * Sends a raw HTTP/1.1 request over TCP (to set Host and other headers fetch
- * will not) and returns the status line, headers and body text.
+ * will not) and returns the status, headers and body text (chunked bodies
+ * decoded).
  */
 export async function rawRequest(
   url: string,
@@ -72,26 +73,44 @@ export async function rawRequest(
 ): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   const { hostname, port } = new URL(url);
   const conn = await Deno.connect({ hostname, port: Number(port) });
-  const bytes = new TextEncoder().encode(`${head}\r\n\r\n${body}`);
-  await conn.write(bytes);
+  await conn.write(new TextEncoder().encode(`${head}\r\n\r\n${body}`));
   let text = '';
   const buf = new Uint8Array(65536);
   const decoder = new TextDecoder();
-  while (true) {
+  while (!complete(text)) {
     const n = await conn.read(buf).catch(() => null);
     if (n === null) break;
     text += decoder.decode(buf.subarray(0, n));
-    const end = text.indexOf('\r\n\r\n');
-    if (end !== -1) {
-      const headers = parseHeaders(text.slice(0, end));
-      const length = Number(headers['content-length'] ?? NaN);
-      if (!Number.isNaN(length) && text.length - end - 4 >= length) break;
-    }
   }
   conn.close();
   const end = text.indexOf('\r\n\r\n');
-  const status = Number(text.slice(9, 12));
-  return { status, headers: parseHeaders(text.slice(0, end)), body: text.slice(end + 4) };
+  const headers = parseHeaders(text.slice(0, end));
+  const raw = text.slice(end + 4);
+  const decoded = headers['transfer-encoding'] === 'chunked' ? unchunk(raw) : raw;
+  return { status: Number(text.slice(9, 12)), headers, body: decoded };
+}
+
+/** Whether a response text holds its whole body (content-length or the last chunk). */
+function complete(text: string): boolean {
+  const end = text.indexOf('\r\n\r\n');
+  if (end === -1) return false;
+  const headers = parseHeaders(text.slice(0, end));
+  const body = text.slice(end + 4);
+  if (headers['transfer-encoding'] === 'chunked') return body.endsWith('0\r\n\r\n');
+  const length = Number(headers['content-length'] ?? NaN);
+  return !Number.isNaN(length) && body.length >= length;
+}
+
+function unchunk(raw: string): string {
+  let out = '';
+  let rest = raw;
+  while (true) {
+    const line = rest.indexOf('\r\n');
+    const size = parseInt(rest.slice(0, line), 16);
+    if (!size) return out;
+    out += rest.slice(line + 2, line + 2 + size);
+    rest = rest.slice(line + 2 + size + 2);
+  }
 }
 
 function parseHeaders(head: string): Record<string, string> {

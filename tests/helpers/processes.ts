@@ -1,3 +1,7 @@
+import { createServer, request } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { Buffer } from 'node:buffer';
 /**
  * Runs a host as its own process (the real `deno task serve` entry or the npm
  * bin under Node) and reads its startup lines.
@@ -87,28 +91,46 @@ export async function startHostProcess(
 }
 
 /**
- * A forward HTTP proxy on loopback that records the absolute URLs it was asked
- * for (and their proxy-authorization), then fetches them.
+ * A forward HTTP proxy on loopback (absolute-form requests and CONNECT
+ * tunnels, as undici uses) that records the targets it was asked for.
  */
-export function startForwardProxy(): { url: string; seen: string[]; close(): Promise<void> } {
+export async function startForwardProxy(): Promise<
+  { url: string; seen: string[]; close(): Promise<void> }
+> {
   const seen: string[] = [];
-  const server = Deno.serve({ hostname: '127.0.0.1', port: 0, onListen: () => {} }, async (req) => {
-    seen.push(req.url);
-    const headers = new Headers(req.headers);
-    headers.delete('proxy-authorization');
-    headers.delete('proxy-connection');
-    const answer = await fetch(req.url, {
-      method: req.method,
-      headers,
-      body: req.body,
-      // @ts-ignore: duplex for a streamed body
-      duplex: 'half',
+  const server = createServer((req, res) => {
+    seen.push(req.url ?? '');
+    const target = new URL(req.url ?? '/');
+    const headers = { ...req.headers };
+    delete headers['proxy-authorization'];
+    delete headers['proxy-connection'];
+    const upstream = request(target, { method: req.method, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
     });
-    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
   });
+  server.on('connect', (req, client: Duplex, head: Buffer) => {
+    seen.push(`CONNECT ${req.url}`);
+    const [host, port] = (req.url ?? '').split(':');
+    const tunnel = connect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      tunnel.write(head);
+      tunnel.pipe(client);
+      client.pipe(tunnel);
+    });
+    tunnel.on('error', () => client.destroy());
+    client.on('error', () => tunnel.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${server.addr.port}`,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seen,
-    close: () => server.shutdown(),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
