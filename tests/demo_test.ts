@@ -1,0 +1,64 @@
+/**
+ * `deno task demo --once` as a user runs it: a subprocess that starts the sandbox and both hosts
+ * (the Node host from npm/, built by `deno task test` first), sends the demo traffic and exits.
+ * Asserts the exit code and the lines it printed; never a duration.
+ */
+import assert from 'node:assert/strict';
+import { SANDBOX_TOKEN } from '../scripts/sandbox/mod.ts';
+
+const ROOT = new URL('../', import.meta.url).pathname;
+
+Deno.test('demo --once: both hosts answer the app documents and refuse before the upstream', async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      'run',
+      '--allow-net',
+      '--allow-env',
+      '--allow-read',
+      '--allow-run',
+      '--allow-sys',
+      '--allow-write',
+      `${ROOT}scripts/demo.ts`,
+      '--once',
+    ],
+    cwd: ROOT,
+    stdout: 'piped',
+    stderr: 'piped',
+  }).output();
+  const stdout = new TextDecoder().decode(output.stdout);
+  const stderr = new TextDecoder().decode(output.stderr);
+  assert.equal(output.code, 0, `demo exited ${output.code}\n${stdout}\n${stderr}`);
+
+  const lines = stdout.split('\n');
+  const has = (pattern: RegExp) =>
+    assert.ok(lines.some((l) => pattern.test(l)), `no line matches ${pattern}\n${stdout}`);
+  for (const kind of ['deno', 'node']) {
+    for (const name of ['CurrentUser', 'MyBotRole', 'BotChannels', 'CreateFlowGroup']) {
+      has(new RegExp(`^  \\[${kind}\\] ${name} +200 \\{"data":`));
+    }
+    has(new RegExp(`^  \\[${kind}\\] refused: foreign bot +403 BotNotAllowed .*\\(nothing\\)$`));
+    has(
+      new RegExp(
+        `^  \\[${kind}\\] refused: introspection +403 IntrospectionBlocked .*\\(nothing\\)$`,
+      ),
+    );
+    has(
+      new RegExp(
+        `^  \\[${kind}\\] refused: text/plain body +415 UnsupportedMediaType .*\\(nothing\\)$`,
+      ),
+    );
+    has(
+      new RegExp(
+        `^  \\[${kind}\\] .*the upstream saw Bearer sand…\\(31 chars\\) \\(the master token`,
+      ),
+    );
+  }
+  assert.equal(
+    lines.filter((l) => /^ {2}svc-gateway listening on http:\/\/127\.0\.0\.1:\d+$/.test(l)).length,
+    2,
+  );
+  assert.equal(lines.filter((l) => /^ {2}svc-gateway: gate off/.test(l)).length, 2);
+  has(/^all answers as expected$/);
+  assert.ok(!lines.some((l) => l.includes('WRONG')), stdout);
+  assert.ok(!stdout.includes(SANDBOX_TOKEN) && !stderr.includes(SANDBOX_TOKEN), 'token printed');
+});
