@@ -1,0 +1,276 @@
+/**
+ * One relayed browser socket, from upgrade to close.
+ *
+ * Implements SPEC "Route table" (WS row), "Events" 1-5 and the socket rows of "Limits":
+ * the first frame must be connection_init (else 4401), within wsInitTimeoutMs (else 4408);
+ * its payload goes to the gate and no further; only an admitted socket opens the upstream leg
+ * (no master token: 4401). Later frames are validated (4400), held in order while the upstream
+ * is not ready or a subscribe check is pending, and re-serialised. The socket lives at most
+ * socketLifeMs or until the session's exp (1012). Finishing clears every timer and counter.
+ */
+import { CLOSE, safeCloseReason } from './close_codes.ts';
+import { type Counters, SocketTimers } from './counters.ts';
+import {
+  type BrowserMessage,
+  type JsonObject,
+  parseBrowserFrame,
+  serialiseSignal,
+} from './frames.ts';
+import { Heartbeat } from './heartbeat.ts';
+import { InboundQueue } from './inbound.ts';
+import type { RelayLimits } from './limits.ts';
+import type { RelaySocket, UpstreamFactory } from './socket.ts';
+import { Subscriptions } from './subscriptions.ts';
+import type { AdmittedSession, RelayDeps } from './types.ts';
+import { type CloseSpec, UpstreamLeg } from './upstream_leg.ts';
+
+/** The relay-wide things every connection shares. */
+export interface ConnectionContext {
+  deps: RelayDeps;
+  openUpstream: UpstreamFactory;
+  limits: RelayLimits;
+  counters: Counters;
+  now(): number;
+  log(line: string): void;
+  /** The master token if present and well-formed, else null (SPEC "Authentication" 1). */
+  token(): string | null;
+  /** Called once when the connection finished (its counts are already given back). */
+  finished(connection: Connection): void;
+}
+
+type State = 'awaitingInit' | 'admitting' | 'opening' | 'ready' | 'closed';
+
+/** One browser socket and, once admitted, its upstream leg. */
+export class Connection {
+  #state: State = 'awaitingInit';
+  #browser: RelaySocket;
+  #ctx: ConnectionContext;
+  #timers: SocketTimers;
+  #queue: InboundQueue;
+  #subs: Subscriptions;
+  #leg: UpstreamLeg | null = null;
+  #session: AdmittedSession | null = null;
+  #token: string | null = null;
+  #preAuth = true;
+  #checking = false;
+  #acceptedAt: number;
+  #browserEnded = false;
+  #browserGone!: () => void;
+  #browserClosed: Promise<void>;
+  #browserBeat: Heartbeat | null = null;
+
+  /** Takes over an upgraded browser socket; counts it and starts the init and life timers. */
+  constructor(browser: RelaySocket, ctx: ConnectionContext) {
+    this.#browser = browser;
+    this.#ctx = ctx;
+    const { limits, counters } = ctx;
+    this.#timers = new SocketTimers(counters);
+    this.#queue = new InboundQueue(counters, limits);
+    this.#subs = new Subscriptions(counters, (text) => this.#browser.send(text), ctx);
+    this.#acceptedAt = ctx.now();
+    this.#browserClosed = new Promise((resolve) => this.#browserGone = resolve);
+    counters.sockets++;
+    counters.preAuth++;
+    browser.onMessage((text, bytes) => this.#fromBrowser(text, bytes));
+    browser.onClose(() => {
+      this.#browserEnded = true;
+      this.#browserGone();
+      this.#finish(CLOSE.goingAway);
+    });
+    this.#timers.once('init', limits.wsInitTimeoutMs, () => this.#finish(CLOSE.initTimeout));
+    this.#timers.once('life', limits.socketLifeMs, () => this.#finish(CLOSE.deadline));
+    this.#keepBrowserAlive();
+  }
+
+  /** Resolves once both legs reported closed. */
+  get gone(): Promise<void> {
+    return Promise.all([this.#browserClosed, this.#leg?.closed]).then(() => {});
+  }
+
+  /** Ends the socket from outside (host shutdown, revocation). */
+  end(code: number, reason: string): void {
+    this.#finish({ code, reason });
+  }
+
+  /** WebSocket-level keepalive toward the browser, where the transport can ping and drop. */
+  #keepBrowserAlive(): void {
+    const b = this.#browser;
+    if (!b.ping || !b.onPong || !b.terminate) return;
+    const beat = this.#browserBeat = new Heartbeat(() => {
+      b.ping!();
+      return true;
+    }, () => this.#finish(CLOSE.goingAway, true));
+    b.onPong(() => beat.alive());
+    this.#timers.every('browserKeepalive', this.#ctx.limits.pingIntervalMs, () => beat.tick());
+  }
+
+  #fromBrowser(text: string | null, bytes: number): void {
+    if (this.#state === 'closed') return;
+    this.#browserBeat?.alive();
+    if (bytes > this.#ctx.limits.browserFrameBytes) return this.#finish(CLOSE.frameTooLarge);
+    const parsed = parseBrowserFrame(text);
+    if (this.#state === 'awaitingInit') {
+      if (!parsed.ok || parsed.message.type !== 'connection_init') {
+        return this.#finish(CLOSE.unauthorized);
+      }
+      this.#timers.clear('init');
+      this.#state = 'admitting';
+      void this.#admit(parsed.message.payload);
+      return;
+    }
+    if (!parsed.ok) return this.#finish({ code: CLOSE.badFrame.code, reason: parsed.reason });
+    if (parsed.message.type === 'connection_init') {
+      return this.#finish({
+        code: CLOSE.badFrame.code,
+        reason: 'Too many initialisation requests',
+      });
+    }
+    const phase = this.#state === 'ready' ? 'behindLookup' : 'beforeUpstream';
+    const overflow = this.#queue.push({ message: parsed.message, bytes }, phase);
+    if (overflow) return this.#finish(overflow);
+    this.#pump();
+  }
+
+  async #admit(initPayload: JsonObject | null): Promise<void> {
+    const { deps, log } = this.#ctx;
+    let admission;
+    try {
+      admission = await deps.admit(initPayload);
+    } catch {
+      log('ws relay: the gate threw on connection_init');
+      admission = {
+        ok: false as const,
+        closeCode: CLOSE.unauthorized.code,
+        reason: 'Unauthorized',
+      };
+    }
+    if (this.#state === 'closed') {
+      if (admission.ok) admission.session.release?.();
+      return;
+    }
+    this.#leavePreAuth();
+    if (!admission.ok) return this.#finish({ code: admission.closeCode, reason: admission.reason });
+    const session = this.#session = admission.session;
+    session.onRevoke?.((code, reason) => this.#finish({ code, reason }));
+    if (!this.#shortenLife(session.expiresAt)) return;
+    this.#openUpstream();
+  }
+
+  /** Socket life = min(socketLifeMs from accept, session exp). False when already past. */
+  #shortenLife(expiresAt: number | undefined): boolean {
+    if (expiresAt === undefined || !Number.isFinite(expiresAt)) return true;
+    const now = this.#ctx.now();
+    const left = expiresAt - now;
+    if (left <= 0) {
+      this.#finish(CLOSE.deadline);
+      return false;
+    }
+    if (left < this.#acceptedAt + this.#ctx.limits.socketLifeMs - now) {
+      this.#timers.once('life', left, () => this.#finish(CLOSE.deadline));
+    }
+    return true;
+  }
+
+  #openUpstream(): void {
+    const token = this.#token = this.#ctx.token();
+    if (token === null) return this.#finish(CLOSE.tokenMissing);
+    this.#state = 'opening';
+    const { deps, limits, counters, log, openUpstream } = this.#ctx;
+    this.#leg = new UpstreamLeg({
+      url: deps.upstreamWsUrl,
+      openUpstream,
+      limits,
+      counters,
+      timers: this.#timers,
+      rewriteCloseReason: (reason) => deps.rewriteCloseReason(reason),
+      log,
+    }, {
+      ready: (ackPayload) => {
+        if (this.#state !== 'opening') return;
+        this.#state = 'ready';
+        this.#browser.send(serialiseSignal('connection_ack', ackPayload));
+        this.#pump();
+      },
+      message: (message) => this.#subs.fromUpstream(message, this.#token),
+      gone: (close) => this.#finish(close),
+    });
+    this.#leg.open(token);
+  }
+
+  /** Handles held frames in order, stopping at a pending subscribe check. */
+  #pump(): void {
+    while (this.#state === 'ready' && !this.#checking) {
+      const item = this.#queue.shift();
+      if (!item) return;
+      this.#toUpstream(item.message);
+    }
+  }
+
+  #toUpstream(message: BrowserMessage): void {
+    const leg = this.#leg!;
+    switch (message.type) {
+      case 'ping':
+      case 'pong':
+        return leg.send(serialiseSignal(message.type, message.payload));
+      case 'complete': {
+        const text = this.#subs.completeFromBrowser(message.id);
+        if (text) leg.send(text);
+        return;
+      }
+      case 'subscribe':
+        return this.#subscribe(message.id, message.payload);
+    }
+  }
+
+  #subscribe(id: string, payload: JsonObject): void {
+    const opened = this.#subs.open(id, this.#ctx.limits.subscriptionsPerSocket);
+    if (opened === 'duplicate') {
+      return this.#finish({
+        code: CLOSE.badFrame.code,
+        reason: 'Subscriber for this id already exists',
+      });
+    }
+    if (opened === 'full') return;
+    this.#checking = true;
+    void this.#check(id, payload);
+  }
+
+  async #check(id: string, payload: JsonObject): Promise<void> {
+    const verdict = await this.#subs.check(id, payload, this.#session!);
+    this.#checking = false;
+    if (this.#state === 'closed') return;
+    if (verdict.kind === 'close') return this.#finish(verdict.close);
+    if (verdict.kind === 'forward') this.#leg!.send(verdict.text);
+    this.#pump();
+  }
+
+  #leavePreAuth(): void {
+    if (!this.#preAuth) return;
+    this.#preAuth = false;
+    this.#ctx.counters.preAuth--;
+  }
+
+  /**
+   * Ends the socket once: every timer, held frame and subscription given back, the upstream
+   * closed 1000, the browser closed with `close` (reason cut and without the token) or, for
+   * a dead browser, terminated; the session released.
+   */
+  #finish(close: CloseSpec, terminate = false): void {
+    if (this.#state === 'closed') return;
+    this.#state = 'closed';
+    const { counters } = this.#ctx;
+    this.#timers.clearAll();
+    this.#queue.clear();
+    this.#subs.clear();
+    this.#leavePreAuth();
+    counters.sockets--;
+    this.#leg?.close();
+    if (!this.#browserEnded && terminate) this.#browser.terminate!();
+    else if (!this.#browserEnded) {
+      const secret = this.#token ?? this.#ctx.token();
+      this.#browser.close(close.code, safeCloseReason(close.reason, secret));
+    }
+    this.#session?.release?.();
+    this.#ctx.finished(this);
+  }
+}

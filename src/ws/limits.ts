@@ -1,0 +1,74 @@
+/**
+ * The socket ceilings of the graphql-transport-ws relay, as one table.
+ *
+ * Implements the socket rows of SPEC "Limits" → "Ceilings" (browser frame, upstream frame,
+ * frames held before the upstream opens, frames held behind a shared-store lookup, open
+ * subscriptions, socket life) and the three relay options of "Options" (wsMaxSockets,
+ * wsPreAuthSockets, wsInitTimeoutMs), which the core resolves and passes in.
+ *
+ * The fixed ceilings are defaults here; a caller (tests, or a core that wants one table of
+ * its own) may override any of them through {@link relayLimits}.
+ */
+
+/** Fixed socket ceilings (bytes, frames, ms). */
+export const SOCKET_LIMITS = {
+  /** Largest browser frame accepted, in bytes (UTF-8 text); past it the socket closes 4400. */
+  browserFrameBytes: 1024 * 1024,
+  /** Largest upstream frame accepted, in bytes; past it the upstream leg is dropped (1012). */
+  upstreamFrameBytes: 16 * 1024 * 1024,
+  /** Browser frames held while the upstream socket is not yet acknowledged; past it 4400. */
+  heldFramesBeforeUpstream: 64,
+  /** Bytes of browser frames held while the upstream is not yet acknowledged; past it 4400. */
+  heldBytesBeforeUpstream: 512 * 1024,
+  /** Browser frames held behind a pending subscribe check (shared-store lookup); past it 4400. */
+  heldFramesBehindLookup: 64,
+  /** Open subscriptions per socket; the next subscribe gets an error frame TooManySubscriptions. */
+  subscriptionsPerSocket: 128,
+  /** Socket life in ms (or the session's exp, whichever is sooner); then close 1012. */
+  socketLifeMs: 60 * 60_000,
+  /**
+   * Keepalive period in ms on both legs (not a spec number). A leg that gives no pong and no
+   * frame for one whole period after a ping is dead.
+   */
+  pingIntervalMs: 30_000,
+  /** Wait in ms for the upstream's connection_ack after it opened (not a spec number); then 1012. */
+  upstreamAckTimeoutMs: 10_000,
+} as const;
+
+/** The fixed ceilings, as numbers a caller may override. */
+export type SocketLimits = { -readonly [K in keyof typeof SOCKET_LIMITS]: number };
+
+/** The relay options of SPEC "Options", resolved by the core (defaults 256, 32, 5000 ms). */
+export interface RelayOptions {
+  /** Browser sockets per instance; past it the upgrade is refused 503. */
+  wsMaxSockets: number;
+  /** Sockets waiting for admission (connection_init not yet admitted); past it 503. */
+  wsPreAuthSockets: number;
+  /** Wait in ms for the browser's connection_init; then close 4408. */
+  wsInitTimeoutMs: number;
+}
+
+/** Defaults of the relay options, per SPEC "Options" (the core passes resolved values). */
+export const RELAY_OPTION_DEFAULTS: RelayOptions = {
+  wsMaxSockets: 256,
+  wsPreAuthSockets: 32,
+  wsInitTimeoutMs: 5_000,
+};
+
+/** Every ceiling the relay reads: the options plus the fixed ceilings. */
+export type RelayLimits = RelayOptions & SocketLimits;
+
+/**
+ * Builds the relay's limits: the given options over the fixed ceilings. A value that is not a
+ * positive finite number falls back to its default (SPEC "Options": "a ceiling given as
+ * something other than a positive number falls back to the default").
+ */
+export function relayLimits(given: Partial<RelayLimits> = {}): RelayLimits {
+  const base: RelayLimits = { ...RELAY_OPTION_DEFAULTS, ...SOCKET_LIMITS };
+  const out = { ...base };
+  for (const key of Object.keys(base) as (keyof RelayLimits)[]) {
+    const value = given[key];
+    if (typeof value === 'number' && Number.isFinite(value) && value > 0) out[key] = value;
+  }
+  return Object.freeze(out);
+}

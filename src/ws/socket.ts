@@ -1,0 +1,119 @@
+/**
+ * The small socket interface the relay talks to, and its adapter for Web-standard WebSockets.
+ *
+ * Implements the "Both hosts" part of the WS route (SPEC "Route table", DESIGN "one core, thin
+ * hosts"): `Deno.upgradeWebSocket`'s socket and a Web `WebSocket` client (Deno, browsers) go
+ * through {@link adaptWebSocket}; the `ws` package's sockets go through `adaptWsSocket`
+ * (`ws_socket.ts`). The relay core never sees either API.
+ */
+import { utf8Length } from './frames.ts';
+
+/** The graphql-transport-ws subprotocol, the only one the relay speaks on either leg. */
+export const RELAY_SUBPROTOCOL = 'graphql-transport-ws';
+
+/**
+ * One leg of the relay, as the relay sees it. Sends and closes on a socket that is not open
+ * are ignored (never throw); callbacks are registered once, by the relay.
+ */
+export interface RelaySocket {
+  /** Sends one text frame. */
+  send(text: string): void;
+  /** Closes with a code and a reason (at most 123 UTF-8 bytes; the relay cuts it). */
+  close(code: number, reason: string): void;
+  /**
+   * Every received message: `text` is the frame's text, or null for a binary frame (never of
+   * the protocol); `bytes` its size in bytes (UTF-8 for text).
+   */
+  onMessage(cb: (text: string | null, bytes: number) => void): void;
+  /** Fires once when the socket is closed, by either side (1005/1006 when no code came). */
+  onClose(cb: (code: number, reason: string) => void): void;
+  /** WebSocket-level ping, where the transport offers one. */
+  ping?(): void;
+  /** WebSocket-level pong received, where the transport reports it. */
+  onPong?(cb: () => void): void;
+  /** Drops the connection without a closing handshake (dead peer), where offered. */
+  terminate?(): void;
+}
+
+/** The upstream leg: a relay socket that also reports when it opened. */
+export interface UpstreamSocket extends RelaySocket {
+  /** Fires once when the socket is open (the subprotocol was agreed). */
+  onOpen(cb: () => void): void;
+}
+
+/** Options the relay passes when it opens an upstream socket. */
+export interface UpstreamOpenOptions {
+  /** Largest frame the upstream may send, in bytes (a transport may enforce it itself). */
+  maxFrameBytes: number;
+}
+
+/**
+ * Opens the upstream leg: a client socket to `url` offering `protocol`. May throw (bad URL);
+ * the relay then closes the browser 1012 'upstream disconnected'.
+ */
+export type UpstreamFactory = (
+  url: string,
+  protocol: string,
+  options: UpstreamOpenOptions,
+) => UpstreamSocket;
+
+/** Size in bytes of a binary message's data (ArrayBuffer, typed array or Blob). */
+function binaryBytes(data: unknown): number {
+  if (data instanceof ArrayBuffer) return data.byteLength;
+  if (ArrayBuffer.isView(data)) return data.byteLength;
+  if (typeof Blob !== 'undefined' && data instanceof Blob) return data.size;
+  return 0;
+}
+
+/**
+ * Adapts a Web-standard WebSocket (Deno's upgraded socket, Deno's or a browser's client) to
+ * {@link UpstreamSocket}. No WebSocket-level ping here: the Web API has none, so the Deno host
+ * sets `idleTimeout` on `Deno.upgradeWebSocket` and the relay pings an upstream of this kind
+ * with protocol `ping` frames.
+ *
+ * `role` says which end this is. A close asked for while a server socket is still connecting
+ * is applied as soon as it opens (Deno ignores a close in that state); a client socket that is
+ * still connecting is abandoned at once.
+ */
+export function adaptWebSocket(
+  ws: WebSocket,
+  role: 'server' | 'client' = 'server',
+): UpstreamSocket {
+  ws.binaryType = 'arraybuffer';
+  let closeWhenOpen: [number, string] | null = null;
+  ws.addEventListener('error', () => {/* a close event follows; nothing to do */});
+  ws.addEventListener('open', () => {
+    if (closeWhenOpen) ws.close(...closeWhenOpen);
+  });
+  return {
+    send(text) {
+      if (ws.readyState === WebSocket.OPEN) ws.send(text);
+    },
+    close(code, reason) {
+      if (ws.readyState === WebSocket.CONNECTING && role === 'server') {
+        closeWhenOpen = [code, reason];
+      } else if (ws.readyState === WebSocket.CONNECTING) ws.close();
+      else if (ws.readyState === WebSocket.OPEN) ws.close(code, reason);
+    },
+    onMessage(cb) {
+      ws.addEventListener('message', (event) => {
+        const data: unknown = event.data;
+        if (typeof data === 'string') cb(data, utf8Length(data));
+        else cb(null, binaryBytes(data));
+      });
+    },
+    onClose(cb) {
+      ws.addEventListener('close', (event) => cb(event.code, event.reason));
+    },
+    onOpen(cb) {
+      ws.addEventListener('open', () => cb());
+    },
+  };
+}
+
+/**
+ * Upstream factory over the global Web `WebSocket` (Deno, browsers, Node ≥ 22). Cannot carry
+ * an HTTPS_PROXY agent; the default factory is the `ws` package's (`ws_socket.ts`).
+ */
+export const openWebSocketUpstream: UpstreamFactory = (url, protocol) =>
+  adaptWebSocket(new WebSocket(url, protocol), 'client');

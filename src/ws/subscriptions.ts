@@ -1,0 +1,187 @@
+/**
+ * The subscriptions open on one socket, and the frames that open, refuse and end them.
+ *
+ * Implements SPEC "Events" 3 and the socket paragraph of "Order in which a GraphQL body is
+ * checked": at most subscriptionsPerSocket (128) open, the next gets an error frame
+ * TooManySubscriptions; each subscribe runs the injected check chain, a refusal is an error
+ * frame on that id with the HTTP route's code and the socket stays open; complete frames free
+ * their slot both ways. Upstream answers are re-built, rewritten (SPEC "Error envelope") and
+ * re-serialised, and each next payload teaches the resource fence through `learn`.
+ */
+import type { Counters } from './counters.ts';
+import {
+  type JsonObject,
+  rebuildError,
+  rebuildResult,
+  refusalFrame,
+  serialiseComplete,
+  serialiseError,
+  serialiseNext,
+  serialiseSignal,
+  serialiseSubscribe,
+  type UpstreamMessage,
+} from './frames.ts';
+import type { AdmittedSession, RelayDeps, ResultLike } from './types.ts';
+import type { CloseSpec } from './upstream_leg.ts';
+
+/** What became of a subscribe after its check. */
+export type CheckOutcome =
+  | { kind: 'forward'; text: string }
+  | { kind: 'refused' }
+  | { kind: 'close'; close: CloseSpec };
+
+/** Refusal sentences the relay itself writes (codes from the registry). */
+const SENTENCE = {
+  tooMany: 'Too many subscriptions are open on this socket',
+  checkFailed: 'The subscription could not be checked',
+  rewriteFailed: 'The upstream answered with an error',
+} as const;
+
+interface Subscription {
+  learn?: (answerText: string) => void;
+}
+
+/** The open subscriptions of one socket, counted in `counters.subscriptions`. */
+export class Subscriptions {
+  #open = new Map<string, Subscription>();
+  #counters: Counters;
+  #toBrowser: (text: string) => void;
+  #ctx: { deps: RelayDeps; log(line: string): void };
+
+  /** Binds the map to the relay's counts, the browser's send and the injected rewriting. */
+  constructor(
+    counters: Counters,
+    toBrowser: (text: string) => void,
+    ctx: { deps: RelayDeps; log(line: string): void },
+  ) {
+    this.#counters = counters;
+    this.#toBrowser = toBrowser;
+    this.#ctx = ctx;
+  }
+
+  /**
+   * Takes a slot for `id`. 'duplicate': the id is open already (the caller closes 4400);
+   * 'full': `max` are open, an error frame TooManySubscriptions went to the browser.
+   */
+  open(id: string, max: number): 'opened' | 'duplicate' | 'full' {
+    if (this.#open.has(id)) return 'duplicate';
+    if (this.#open.size >= max) {
+      this.#toBrowser(refusalFrame(id, 'TooManySubscriptions', SENTENCE.tooMany));
+      return 'full';
+    }
+    this.#open.set(id, {});
+    this.#counters.subscriptions++;
+    return 'opened';
+  }
+
+  /**
+   * Runs the check chain on an opened id. A refusal sends the error frame and frees the slot;
+   * a throw is a refusal ProxyHandlerFailed (logged); a pass gives the re-serialised subscribe.
+   */
+  async check(id: string, payload: JsonObject, session: AdmittedSession): Promise<CheckOutcome> {
+    let verdict;
+    try {
+      verdict = await this.#ctx.deps.checkSubscribe(payload, session);
+      if (verdict.ok && typeof verdict.payload?.query !== 'string') throw new Error('no query');
+    } catch {
+      this.#ctx.log('ws relay: the subscribe check failed');
+      verdict = {
+        ok: false as const,
+        code: 'ProxyHandlerFailed' as const,
+        message: SENTENCE.checkFailed,
+      };
+    }
+    const sub = this.#open.get(id);
+    if (!verdict.ok) {
+      if ('closeCode' in verdict) {
+        return { kind: 'close', close: { code: verdict.closeCode, reason: verdict.reason } };
+      }
+      if (sub) {
+        this.#drop(id);
+        this.#toBrowser(refusalFrame(id, verdict.code, verdict.message));
+      }
+      return { kind: 'refused' };
+    }
+    if (!sub) return { kind: 'refused' };
+    if (verdict.learn) sub.learn = verdict.learn;
+    return { kind: 'forward', text: serialiseSubscribe(id, verdict.payload) };
+  }
+
+  /** A browser complete: frees the slot and gives the frame to send upstream (null: unknown id). */
+  completeFromBrowser(id: string): string | null {
+    return this.#drop(id) ? serialiseComplete(id) : null;
+  }
+
+  /**
+   * An upstream frame for the browser (ping, pong, next, error, complete). Frames for ids not
+   * open are dropped (PROTOCOL.md: unknown ids are ignored). `secret` (the master token) is cut
+   * out of every text that goes to the browser.
+   */
+  fromUpstream(message: UpstreamMessage, secret: string | null): void {
+    const send = (text: string) => this.#toBrowser(scrub(text, secret));
+    switch (message.type) {
+      case 'ping':
+      case 'pong':
+        return send(serialiseSignal(message.type, message.payload));
+      case 'next': {
+        const sub = this.#open.get(message.id);
+        if (!sub) return;
+        const json = scrub(JSON.stringify(this.#rewrite(rebuildResult(message.payload))), secret);
+        this.#toBrowser(serialiseNext(message.id, json));
+        this.#learn(sub, json);
+        return;
+      }
+      case 'error': {
+        if (!this.#drop(message.id)) return;
+        const rewritten = this.#rewrite({ errors: message.payload.map(rebuildError) });
+        const errors = Array.isArray(rewritten.errors) ? rewritten.errors : [];
+        return send(serialiseError(message.id, errors));
+      }
+      case 'complete':
+        if (this.#drop(message.id)) send(serialiseComplete(message.id));
+        return;
+      case 'connection_ack':
+        return; // handled by the upstream leg
+    }
+  }
+
+  /** Frees every slot (socket end). */
+  clear(): void {
+    this.#counters.subscriptions -= this.#open.size;
+    this.#open.clear();
+  }
+
+  #drop(id: string): boolean {
+    if (!this.#open.delete(id)) return false;
+    this.#counters.subscriptions--;
+    return true;
+  }
+
+  /** The injected sentence rewriting; if it throws, the errors are replaced, never passed raw. */
+  #rewrite(result: ResultLike): ResultLike {
+    try {
+      return this.#ctx.deps.rewriteErrors(result);
+    } catch {
+      this.#ctx.log('ws relay: error rewriting failed; errors replaced');
+      const errors = [{
+        message: SENTENCE.rewriteFailed,
+        extensions: { code: 'UpstreamServiceError' },
+      }];
+      return result.errors === undefined ? result : { ...result, errors };
+    }
+  }
+
+  #learn(sub: Subscription, json: string): void {
+    if (!sub.learn) return;
+    try {
+      sub.learn(json);
+    } catch {
+      this.#ctx.log('ws relay: the resource fence could not learn from an answer');
+    }
+  }
+}
+
+/** Replaces every occurrence of `secret` in `text` (SPEC: the token never reaches a response). */
+function scrub(text: string, secret: string | null): string {
+  return secret && text.includes(secret) ? text.split(secret).join('[redacted]') : text;
+}

@@ -1,0 +1,127 @@
+/**
+ * The relay's injected dependencies and its public face.
+ *
+ * Implements the seams of SPEC "Route table" (WS row) and "Events" 2-4: the gate reads the
+ * browser's connection_init payload (`admit`), each subscribe runs the check chain of "Order in
+ * which a GraphQL body is checked" (`checkSubscribe`), upstream answers get the same sentence
+ * rewriting as the HTTP route (`rewriteErrors`, `rewriteCloseReason`), and a one-bot
+ * subscription teaches the resource fence (`SubscribeVerdict.learn`).
+ */
+import type { ErrorCode } from '../http/error_codes.ts';
+import type { SubscribeEntry } from './frames.ts';
+import type { RelayLimits, RelayOptions } from './limits.ts';
+import type { RelaySocket, UpstreamFactory } from './socket.ts';
+
+/** What the gate decided about one socket's connection_init payload. */
+export type Admission =
+  | { ok: true; session: AdmittedSession }
+  | {
+    ok: false;
+    /** Close code per SPEC "WebSocket close codes" (4401, 4403, 4429, 4500, 1013). */
+    closeCode: number;
+    reason: string;
+  };
+
+/** An admitted socket's session, as the gate hands it to the relay. */
+export interface AdmittedSession {
+  /** Session expiry, ms since the epoch; socket life = min(socketLifeMs, expiresAt - now). */
+  expiresAt?: number;
+  /** Called exactly once when the socket ends (frees a tenant socket slot, for instance). */
+  release?(): void;
+  /**
+   * Called once by the relay with a function that ends this socket; the gate keeps it and
+   * calls it when the session loses its right to the socket (SPEC: the admin panel removed
+   * this socket's bot → 4401 Unauthorized).
+   */
+  onRevoke?(revoke: (closeCode: number, reason: string) => void): void;
+}
+
+/** The verdict of the check chain on one subscribe payload. */
+export type SubscribeVerdict =
+  | {
+    ok: true;
+    /** What is forwarded (re-serialised from these three fields only). */
+    payload: SubscribeEntry;
+    /** Called with each relayed next frame's payload JSON text (teaches the resource fence). */
+    learn?(answerText: string): void;
+  }
+  /** In-band error frame on that id; the socket stays open. */
+  | { ok: false; code: ErrorCode; message: string }
+  /** The socket closes (e.g. 1013 ProxyFenceUnavailable). */
+  | { ok: false; closeCode: number; reason: string };
+
+/** An execution result (next payload) or `{errors}` wrapping an error frame's list. */
+export type ResultLike = Record<string, unknown>;
+
+/** Everything the relay needs from the rest of the gateway. */
+export interface RelayDeps {
+  /** The upstream's GraphQL socket address, e.g. ws://127.0.0.1:4000/graphql. */
+  upstreamWsUrl: string;
+  /**
+   * The master token, read when an upstream socket is about to open; null (or a value holding
+   * whitespace, or empty) is missing → close 4401 'svc proxy: token missing'.
+   */
+  token(): string | null;
+  /** The three relay options, plus optional overrides of the fixed ceilings (tests). */
+  limits: RelayOptions & Partial<RelayLimits>;
+  /**
+   * The gate seam: decides on the browser's connection_init payload (object or null). A throw
+   * closes 4401 Unauthorized. Gate off: `admitWithoutGate`.
+   */
+  admit(initPayload: unknown): Promise<Admission>;
+  /**
+   * The check-chain seam for one subscribe payload (as the browser sent it, any shape). May be
+   * slow; frames behind it on the socket wait, in order (at most 64). A throw becomes an error
+   * frame ProxyHandlerFailed on that id.
+   */
+  checkSubscribe(payload: unknown, admitted: AdmittedSession): Promise<SubscribeVerdict>;
+  /**
+   * The error-sentence rewriting of SPEC "Error envelope", applied to every relayed result:
+   * called with a next payload, or with `{errors: [...]}` for an error frame; returns the same
+   * shape, rewritten.
+   */
+  rewriteErrors(result: ResultLike): ResultLike;
+  /** The same rewriting for an upstream close reason that passes through (4000-4999). */
+  rewriteCloseReason(reason: string): string;
+  /** Opens the upstream leg (default: the `ws` package client, `openWsUpstream`). */
+  openUpstream?: UpstreamFactory;
+  /** One line per notable event (never carries the token; the relay also scrubs it). */
+  log?(line: string): void;
+  /** Clock, ms since the epoch (default Date.now). */
+  now?(): number;
+}
+
+/** Live counts of the relay (all zero when idle). */
+export interface RelayStats {
+  /** Browser sockets accepted and not yet finished. */
+  sockets: number;
+  /** Of those, sockets not yet admitted (awaiting connection_init or the gate). */
+  preAuth: number;
+  /** Upstream sockets opened and not yet finished. */
+  upstreamSockets: number;
+  /** Subscriptions open (checking or forwarded) across all sockets. */
+  subscriptions: number;
+  /** Timers the relay holds (init, life, keepalive, ack wait). */
+  timers: number;
+  /** Browser frames held (before the upstream opened or behind a pending check). */
+  heldFrames: number;
+}
+
+/** The relay, as a host uses it. */
+export interface Relay {
+  /**
+   * Call before upgrading: null = accept; else refuse the upgrade with plain HTTP `status`
+   * (503 past wsMaxSockets or wsPreAuthSockets, or while closing). The host must call
+   * `accept` right after a null, in the same tick.
+   */
+  admitUpgrade(): { status: 503; reason: string } | null;
+  /** Takes over a browser socket the host just upgraded (graphql-transport-ws agreed). */
+  accept(browser: RelaySocket): void;
+  /** Live counts. */
+  stats(): RelayStats;
+  /**
+   * Ends every socket (default 1001 'going away'), refuses later upgrades, and resolves when
+   * both legs of every socket reported closed (or after a 2 s cap).
+   */
+  closeAll(code?: number, reason?: string): Promise<void>;
+}

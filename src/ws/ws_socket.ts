@@ -1,0 +1,93 @@
+/**
+ * Adapter for the `ws` package's sockets, and the default upstream factory.
+ *
+ * Implements the Node half of "Both hosts" (SPEC "Route table", WS row): the Node host's
+ * browser sockets (`WebSocketServer` with `noServer`) and the upstream leg on every host go
+ * through {@link adaptWsSocket}. The default upstream factory is the `ws` client rather than a
+ * global `WebSocket` because Node 20 has none and because `ws` takes an `agent`, through which
+ * HTTPS_PROXY can later be honoured (see {@link createWsUpstream}).
+ */
+import { WebSocket as WsWebSocket } from 'ws';
+import type { Agent } from 'node:http';
+import type { UpstreamFactory, UpstreamSocket } from './socket.ts';
+
+/** Byte size of a `ws` message (Buffer, ArrayBuffer or Buffer[] by binaryType). */
+function wsBytes(data: unknown): number {
+  if (Array.isArray(data)) return data.reduce((n: number, b: Uint8Array) => n + b.byteLength, 0);
+  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return data.byteLength;
+  return 0;
+}
+
+/** Text of a `ws` text message. */
+function wsText(data: unknown): string {
+  const decoder = new TextDecoder();
+  if (Array.isArray(data)) return data.map((b: Uint8Array) => decoder.decode(b)).join('');
+  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) {
+    return decoder.decode(data as ArrayBufferView | ArrayBuffer);
+  }
+  return String(data);
+}
+
+/**
+ * Adapts a `ws` package WebSocket (server-side or client) to the relay's socket interface,
+ * with WebSocket-level ping, pong and terminate. Its 'error' events are absorbed (a 'close'
+ * always follows), so they never crash the process.
+ */
+export function adaptWsSocket(ws: WsWebSocket): UpstreamSocket {
+  ws.on('error', () => {/* a 'close' follows */});
+  return {
+    send(text) {
+      if (ws.readyState === WsWebSocket.OPEN) ws.send(text);
+    },
+    close(code, reason) {
+      if (ws.readyState === WsWebSocket.OPEN || ws.readyState === WsWebSocket.CONNECTING) {
+        ws.close(code, reason);
+      }
+    },
+    onMessage(cb) {
+      ws.on('message', (data: unknown, isBinary: boolean) => {
+        cb(isBinary ? null : wsText(data), wsBytes(data));
+      });
+    },
+    onClose(cb) {
+      ws.on('close', (code: number, reason: Uint8Array) => cb(code, wsText(reason)));
+    },
+    onOpen(cb) {
+      ws.on('open', () => cb());
+    },
+    ping() {
+      if (ws.readyState === WsWebSocket.OPEN) ws.ping();
+    },
+    onPong(cb) {
+      ws.on('pong', () => cb());
+    },
+    terminate() {
+      ws.terminate();
+    },
+  };
+}
+
+/** Options of the `ws` upstream factory. */
+export interface WsUpstreamOptions {
+  /** An http(s) Agent for the upstream connection (e.g. an HTTPS_PROXY tunnel agent). */
+  agent?: Agent;
+}
+
+/**
+ * Builds an upstream factory over the `ws` client: no compression, `maxPayload` set to the
+ * relay's upstream frame ceiling (a larger frame makes `ws` close the leg 1009, which the
+ * relay turns into 1012 'upstream disconnected'). No browser header travels.
+ */
+export function createWsUpstream(options: WsUpstreamOptions = {}): UpstreamFactory {
+  return (url, protocol, open) =>
+    adaptWsSocket(
+      new WsWebSocket(url, protocol, {
+        maxPayload: open.maxFrameBytes,
+        perMessageDeflate: false,
+        ...(options.agent ? { agent: options.agent } : {}),
+      }),
+    );
+}
+
+/** The default upstream factory: the `ws` client without an agent. */
+export const openWsUpstream: UpstreamFactory = createWsUpstream();
