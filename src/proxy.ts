@@ -3,7 +3,8 @@
  * route", "Route table", "Startup behaviour and hosts".
  */
 import { createBotFence } from './admission/bot_fence.ts';
-import { createGateOff } from './admission/gate.ts';
+import { createGate, createStore } from './admission/session_module.ts';
+import { createTenants, tenantLimits } from './admission/tenants.ts';
 import { createInFlight } from './admission/in_flight.ts';
 import { createResourceFence } from './admission/resource_fence.ts';
 import type { Env, SvcProxyOptions } from './config/options.ts';
@@ -18,7 +19,8 @@ import { healthResponse, jsonResponse, plainResponse, refusalResponse } from './
 import { applySecurityHeaders } from './http/security_headers.ts';
 import { handleGraphql } from './routes/graphql.ts';
 import { handleRest } from './routes/rest.ts';
-import type { RelaySocket } from './ws/socket.ts';
+import { createCoreRelay } from './routes/socket.ts';
+import type { RelaySocket, RelayStats } from './ws/mod.ts';
 
 /** What a host knows about the connection. */
 export interface ConnInfo {
@@ -43,10 +45,15 @@ export interface SvcProxy {
   handle(request: Request, conn?: ConnInfo): Promise<Response | null>;
   /** Decides a WebSocket upgrade before any socket exists. */
   upgrade(request: Request, conn?: ConnInfo): UpgradeDecision;
-  /** Hands an upgraded browser socket to the relay (after `upgrade` accepted). */
+  /** Hands an upgraded browser socket to the relay (right after `upgrade` accepted, same tick). */
   acceptSocket(socket: RelaySocket): void;
   /** Internal counters (tests and benchmarks read them). */
-  stats(): { graphqlInFlight: number; restInFlight: number; resourceBindings: number };
+  stats(): {
+    graphqlInFlight: number;
+    restInFlight: number;
+    resourceBindings: number;
+    relay: RelayStats;
+  };
   /** Stops timers and closes sockets. */
   close(): Promise<void>;
 }
@@ -57,15 +64,18 @@ function under(path: string, prefix: string): boolean {
 
 function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const resourceFence = createResourceFence(config.resourceFence);
   return {
     config,
     fetch: fetchImpl,
     log: options.log ?? ((line) => console.log(line)),
-    gate: createGateOff(config),
+    gate: createGate(config, fetchImpl),
     graphqlInFlight: createInFlight(config.graphqlMaxConcurrent),
     restInFlight: createInFlight(config.restMaxConcurrent),
     botFence: createBotFence(config, fetchImpl),
-    resourceFence: createResourceFence(config.resourceFence),
+    resourceFence,
+    resourceStore: createStore(config, resourceFence, fetchImpl),
+    tenants: createTenants(tenantLimits(config)),
     registry: config.operations ? buildRegistry(config.operations) : null,
     allowlist: config.operationAllowlist
       ? resolveAllowlist({ enabled: true, extra: config.operationAllowlistExtra })
@@ -87,6 +97,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
   });
   const claims = (path: string) => path === config.httpPath || under(path, config.apiPath);
   const healthy = config.problems.length === 0;
+  const relay = createCoreRelay(core);
 
   const route = (request: Request, path: string, cors: Record<string, string>) => {
     if (path === config.httpPath) return handleGraphql(core, request, cors);
@@ -131,17 +142,21 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       if (!offered.includes('graphql-transport-ws')) {
         return { kind: 'refuse', response: plainResponse(403, 'Forbidden') };
       }
+      const full = relay.admitUpgrade();
+      if (full) return { kind: 'refuse', response: plainResponse(503, 'Service Unavailable') };
       return { kind: 'accept', protocol: 'graphql-transport-ws' };
     },
-    acceptSocket(socket) {
-      socket.close(1011, 'relay not ready');
-    },
+    acceptSocket: (socket) => relay.accept(socket),
     stats: () => ({
       graphqlInFlight: core.graphqlInFlight.count,
       restInFlight: core.restInFlight.count,
       resourceBindings: core.resourceFence.size,
+      relay: relay.stats(),
     }),
-    close: () => Promise.resolve(),
+    close: async () => {
+      await relay.closeAll();
+      await core.resourceStore?.close();
+    },
   };
 }
 

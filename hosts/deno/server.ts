@@ -4,7 +4,7 @@
  * security headers.
  */
 import type { SvcProxy } from '../../src/proxy.ts';
-import { adaptWebSocket } from '../../src/ws/socket.ts';
+import { adaptWebSocket } from '../../src/ws/mod.ts';
 import { healthResponse, plainResponse } from '../../src/http/responses.ts';
 
 /** A running Deno host. */
@@ -28,6 +28,8 @@ export function denoHandler(proxy: SvcProxy) {
       if (decision.kind === 'accept') {
         const { socket, response } = Deno.upgradeWebSocket(request, {
           protocol: decision.protocol,
+          // Deno pings the browser and closes a socket that stops answering (seconds)
+          idleTimeout: 30,
         });
         proxy.acceptSocket(adaptWebSocket(socket));
         return response;

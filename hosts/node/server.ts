@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { healthResponse, plainResponse } from '../../src/http/responses.ts';
 import type { SvcProxy } from '../../src/proxy.ts';
+import { adaptWsSocket } from '../../src/ws/mod.ts';
 import { sendResponse, toRequest } from './bridge.ts';
 
 /** Writes a plain HTTP answer on a raw upgrade socket, then ends it. */
@@ -49,7 +50,7 @@ export function createNodeServer(proxy: SvcProxy): Server {
     const decision = proxy.upgrade(request, { remoteAddress: req.socket.remoteAddress });
     if (decision.kind === 'unclaimed') return socket.destroy();
     if (decision.kind === 'refuse') return void refuseUpgrade(socket, decision.response);
-    wss.handleUpgrade(req, socket, head, (ws) => proxy.acceptSocket(ws as never)); // relay adapter lands with src/ws
+    wss.handleUpgrade(req, socket, head, (ws) => proxy.acceptSocket(adaptWsSocket(ws)));
   });
   server.on('close', () => {
     wss.close();

@@ -1,0 +1,86 @@
+/**
+ * WS /svc/graphql: the relay wired to the core. SPEC "Route table" (WS row),
+ * "Events" and the socket paragraph of "Order in which a GraphQL body is
+ * checked": a subscribe frame runs the socket chain (registry first among the
+ * document checks); a refusal is an error frame on its id with the HTTP
+ * route's code, the socket left open; with the gate off an unresolvable fence
+ * closes 1013.
+ */
+import { runSteps } from '../admission/chain.ts';
+import type { Session } from '../admission/gate.ts';
+import { newState } from '../admission/graphql_state.ts';
+import { SOCKET_STEPS } from '../admission/steps.ts';
+import type { Core } from '../core.ts';
+import { scrubCloseReason, scrubErrors } from '../graphql/mod.ts';
+import { createRelay, type Relay, type ResultLike, type SubscribeVerdict } from '../ws/mod.ts';
+import type { Admission, AdmittedSession } from '../ws/mod.ts';
+import { learnFromAnswer } from './graphql.ts';
+import { upstreamSocketFactory, upstreamSocketUrl } from '../upstream/socket_proxy.ts';
+
+/** An admitted socket's session as the relay carries it: the gate's session inside. */
+export interface SocketSession extends AdmittedSession {
+  gate: Session;
+}
+
+/** The gate-off (or misconfigured) admission of a connection_init payload. */
+export async function admitSocketGateOff(core: Core, payload: unknown): Promise<Admission> {
+  const token = (payload as { authToken?: unknown } | null)?.authToken;
+  const verdict = await core.gate.admit(typeof token === 'string' ? token : null);
+  if ('refused' in verdict) {
+    return { ok: false, closeCode: 4500, reason: verdict.refused.code };
+  }
+  const session: SocketSession = { gate: verdict.session, expiresAt: verdict.session.expiresAt };
+  return { ok: true, session };
+}
+
+/** Runs the socket chain over one subscribe payload. */
+export async function checkSubscribe(
+  core: Core,
+  payload: unknown,
+  admitted: AdmittedSession,
+): Promise<SubscribeVerdict> {
+  const state = newState(core, null, payload);
+  state.session = (admitted as SocketSession).gate ?? null;
+  const refused = await runSteps(SOCKET_STEPS, state);
+  if (refused) {
+    if (refused.code === 'ProxyFenceUnavailable' && core.config.auth.state !== 'on') {
+      return { ok: false, closeCode: 1013, reason: 'ProxyFenceUnavailable' };
+    }
+    return { ok: false, code: refused.code, message: refused.message };
+  }
+  const [entry] = state.forward;
+  const verdict: SubscribeVerdict = {
+    ok: true,
+    payload: { query: entry.query, operationName: entry.operationName, variables: entry.variables },
+  };
+  if (state.bots.size === 1 && core.resourceFence.mode !== 'off') {
+    verdict.learn = (text) => learnFromAnswer(state, text);
+  }
+  return verdict;
+}
+
+/**
+ * The relay for this core. `admit` is the gate's socket admission (the
+ * gate-off one by default).
+ */
+export function createCoreRelay(
+  core: Core,
+  admit: (payload: unknown) => Promise<Admission> = (p) => admitSocketGateOff(core, p),
+): Relay {
+  const wsUrl = upstreamSocketUrl(core.config.upstream);
+  return createRelay({
+    upstreamWsUrl: wsUrl,
+    token: () => core.config.token,
+    limits: {
+      wsMaxSockets: core.config.wsMaxSockets,
+      wsPreAuthSockets: core.config.wsPreAuthSockets,
+      wsInitTimeoutMs: core.config.wsInitTimeoutMs,
+    },
+    admit,
+    checkSubscribe: (payload, admitted) => checkSubscribe(core, payload, admitted),
+    rewriteErrors: (result) => scrubErrors(result) as ResultLike,
+    rewriteCloseReason: scrubCloseReason,
+    openUpstream: upstreamSocketFactory(wsUrl),
+    log: core.log,
+  });
+}

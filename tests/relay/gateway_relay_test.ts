@@ -1,0 +1,89 @@
+/**
+ * WS /svc/graphql through the whole gateway on both hosts, driven by the real
+ * graphql-ws client against the sandbox's real graphql-ws server: events end
+ * to end, the upstream sees only the relay's own init payload, refusals as
+ * error frames on the right id with the socket left open (SPEC "Route table"
+ * WS row, "Events", socket paragraph of the check order).
+ */
+import assert from 'node:assert/strict';
+import { type Client, createClient } from 'graphql-ws';
+import { SANDBOX_TOKEN, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
+import { HOSTS } from '../helpers/gateway.ts';
+import { withGateway } from '../helpers/setup.ts';
+
+const BOOKINGS = 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }';
+
+function client(url: string, payload: Record<string, unknown> = {}): Client {
+  return createClient({
+    url: `${url.replace('http', 'ws')}/svc/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: payload,
+    retryAttempts: 0,
+    lazy: true,
+  });
+}
+
+/** Collects a subscription until it completes or errors. */
+function collect(c: Client, query: string, variables: Record<string, unknown>) {
+  const events: unknown[] = [];
+  return new Promise<{ events: unknown[]; error?: unknown }>((resolve) => {
+    c.subscribe({ query, variables }, {
+      next: (value) => void events.push(value),
+      error: (error) => resolve({ events, error }),
+      complete: () => resolve({ events }),
+    });
+  });
+}
+
+for (const kind of HOSTS) {
+  Deno.test(`[${kind}] a subscription delivers its events through the relay`, async () => {
+    await withGateway(kind, {}, async ({ sandbox, gateway }) => {
+      const c = client(gateway.url, { authToken: 'Bearer browser-should-not-travel', extra: 1 });
+      try {
+        const result = await collect(c, BOOKINGS, { botID: WORLD_IDS.bot1 });
+        assert.equal(result.error, undefined, JSON.stringify(result.error));
+        assert.equal(result.events.length, 3);
+        assert.ok(
+          (result.events[0] as { data: { bookingAdded: { id: string } } }).data.bookingAdded.id,
+        );
+        const upstream = sandbox.sockets.at(-1)!;
+        assert.deepEqual(upstream.initPayload, { authToken: `Bearer ${SANDBOX_TOKEN}` });
+        assert.equal(upstream.subscribes.length, 1);
+        assert.deepEqual(upstream.subscribes[0].payload, {
+          query: BOOKINGS,
+          operationName: 'S',
+          variables: { botID: WORLD_IDS.bot1 },
+        });
+      } finally {
+        await c.dispose();
+      }
+    });
+  });
+
+  Deno.test(`[${kind}] refusals are error frames on their id; the socket stays open`, async () => {
+    await withGateway(kind, {}, async ({ sandbox, gateway }) => {
+      const c = client(gateway.url);
+      try {
+        const foreign = await collect(c, BOOKINGS, { botID: 'ffffffffffffffffffffffff' });
+        const errors = foreign.error as { message: string; extensions: { code: string } }[];
+        assert.equal(errors[0].extensions.code, 'BotNotAllowed');
+        const introspection = await collect(c, 'subscription { __typename }', {});
+        assert.equal(
+          (introspection.error as { extensions: { code: string } }[])[0].extensions.code,
+          'IntrospectionBlocked',
+        );
+        const ok = await collect(c, BOOKINGS, { botID: WORLD_IDS.bot2 });
+        assert.equal(ok.events.length, 3, 'the same socket still relays');
+        const sockets = sandbox.sockets.filter((s) => s.subscribes.length > 0);
+        assert.equal(sockets.length, 1);
+        assert.equal(
+          sockets[0].subscribes.length,
+          1,
+          'refused subscribes never reached the upstream',
+        );
+      } finally {
+        await c.dispose();
+      }
+    });
+  });
+}
