@@ -6,6 +6,8 @@ import type { BotFence } from './admission/bot_fence.ts';
 import type { Gate } from './admission/gate.ts';
 import type { InFlight } from './admission/in_flight.ts';
 import type { ResourceFence } from './admission/resource_fence.ts';
+import type { ResourceStore } from './admission/resource_store.ts';
+import type { Tenants } from './admission/tenants.ts';
 import type { Registry } from './graphql/mod.ts';
 
 /** Everything shared by the routes of one proxy instance. */
@@ -19,6 +21,10 @@ export interface Core {
   readonly restInFlight: InFlight;
   readonly botFence: BotFence;
   readonly resourceFence: ResourceFence;
+  /** The resource fence's shared store; null when off (SPEC "Resource fence", shared store). */
+  readonly resourceStore: ResourceStore | null;
+  /** Per-tenant request buckets and socket counts (SPEC "Ceilings", tenant rows). */
+  readonly tenants: Tenants;
   /** Document registry; null when `operations` was omitted. */
   readonly registry: Registry | null;
   /** Allowed root fields; null when the allowlist is off. */

@@ -1,8 +1,8 @@
 /**
  * The check chain tables read like SPEC "Order in which a GraphQL body is
- * checked": rows in ascending order, every row of the spec but 4 (tenant
- * budget, gate issue) and 21 (the forward itself) on the HTTP route, and the
- * socket's chain with the registry first among the document checks.
+ * checked": rows in ascending order, every row of the spec but 21 (the
+ * forward itself) on the HTTP route, and the socket's chain (the tenant's
+ * budget, then the payload) with the registry first among the document checks.
  */
 import assert from 'node:assert/strict';
 import { HTTP_STEPS, SOCKET_STEPS } from '../src/admission/steps.ts';
@@ -12,6 +12,7 @@ Deno.test('the HTTP chain is the spec table in order', () => {
     1,
     2,
     3,
+    4,
     5,
     6,
     7,
@@ -31,8 +32,9 @@ Deno.test('the HTTP chain is the spec table in order', () => {
   ]);
 });
 
-Deno.test('the socket chain: payload shape, extensions, then registry first', () => {
+Deno.test('the socket chain: tenant budget, payload shape, extensions, then registry first', () => {
   assert.deepEqual(SOCKET_STEPS.map((s) => s.step), [
+    4,
     7,
     9,
     10,

@@ -59,22 +59,30 @@ export const botsBelong: Step<S> = {
 /**
  * Step 20: no named resource is known to belong to another bot (strict: and is
  * known). "Another bot" is one outside the bots the request names, or, when it
- * names none, outside the caller's bot set.
+ * names none, outside the caller's bot set. With the shared store on, ids
+ * memory does not know are asked of the store first (2 s deadline; an
+ * unresponsive store leaves the decision to memory), and the named ids whose
+ * binding memory holds are queued for writing, refused or not.
  */
 export const resourcesBelong: Step<S> = {
   step: 20,
   check: 'every named resource is not known to belong to another bot (strict: and is known)',
-  run(s) {
+  async run(s) {
     if (!namesResources(s)) return null;
+    const store = s.core.resourceStore;
+    const ids = store ? s.analyses.flatMap((a) => a.resources.map((r) => r.id)) : [];
+    if (store) await store.lookup(ids);
     const owners = s.bots.size > 0
       ? s.bots
       : s.fence === undefined || s.fence === 'any' || s.fence === 'unavailable'
       ? null
       : s.fence;
+    let refused: Refusal | null = null;
     for (const a of s.analyses) {
-      const refused = s.core.resourceFence.check(a.resources, owners);
-      if (refused) return refused;
+      refused = s.core.resourceFence.check(a.resources, owners);
+      if (refused) break;
     }
-    return null;
+    store?.named(ids);
+    return refused;
   },
 };

@@ -5,6 +5,7 @@
  */
 import type { ResolvedConfig } from '../config/resolved.ts';
 import { type Refusal, refusal } from '../http/error_codes.ts';
+import { deploymentTenantKey } from './tenants.ts';
 
 /** A caller admitted by the gate. */
 export interface Session {
@@ -12,6 +13,12 @@ export interface Session {
   botIds: ReadonlySet<string> | null;
   /** Session expiry, ms since the epoch (socket life ends there). */
   expiresAt?: number;
+  /**
+   * The tenant the caller counts against (SPEC "Ceilings": requests per minute, live sockets):
+   * a hash of its bot set, the shared no-bot bucket, or the deployment with the gate off; null
+   * (or absent) when there is no fence to key a tenant (allowedBotIds 'any').
+   */
+  tenantKey?: string | null;
 }
 
 /** The gate's verdict for a bearer token (HTTP header or socket init payload). */
@@ -32,11 +39,17 @@ export function authMisconfigured(): Refusal {
   );
 }
 
-const OPEN_SESSION: Session = Object.freeze({ botIds: null });
-
-/** The gate for a configuration whose gate is off or misconfigured. */
+/**
+ * The gate for a configuration whose gate is off or misconfigured. Gate off: every caller gets
+ * the same open session (no bot set; the deployment's tenant). Misconfigured: 500
+ * ProxyAuthMisconfigured for everyone.
+ */
 export function createGateOff(config: ResolvedConfig): Gate {
   const state = config.auth.state;
+  const OPEN_SESSION: Session = Object.freeze({
+    botIds: null,
+    tenantKey: deploymentTenantKey(config),
+  });
   return {
     state,
     admit: () =>

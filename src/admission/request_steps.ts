@@ -9,6 +9,7 @@ import type { Step } from './chain.ts';
 import { checkBatchSize, checkNoExtensions, parseBody, parsePayload } from './entries.ts';
 import type { GraphqlState as S } from './graphql_state.ts';
 import { busy } from './in_flight.ts';
+import { tenantBusy } from './tenants.ts';
 
 /** Step 1: 415 UnsupportedMediaType unless application/json (absent is refused). */
 export const contentType: Step<S> = {
@@ -41,6 +42,21 @@ export const token: Step<S> = {
     s.core.config.token === null
       ? refusal('ProxyTokenMissing', 'The service proxy has no master token configured')
       : null,
+};
+
+/**
+ * Step 4: the tenant has requests left this minute, else 429 TenantBusy (retry-after: 5). One
+ * request (a batch counts once; on the socket, one subscribe) takes one token from the bucket
+ * of the session's tenant; a session without a tenant (no fence) is not limited.
+ */
+export const tenantBudget: Step<S> = {
+  step: 4,
+  check: 'tenant has requests left this minute',
+  run(s) {
+    const key = s.session?.tenantKey;
+    if (key === undefined || key === null) return null;
+    return s.core.tenants.takeRequest(key) ? null : tenantBusy();
+  },
 };
 
 /** Step 5: counted from admission to the upstream answer (the route runs the release). */

@@ -2,9 +2,10 @@
  * The check order as two tables: the HTTP POST body and the socket's
  * subscribe frame. SPEC "Order in which a GraphQL body is checked": "On the
  * socket, a subscribe frame runs the same chain with the registry first";
- * the socket's gate, token and capacity were settled when it was admitted.
- * Step 4 (tenant budget) arrives with the gate and tenants; step 21 is the
- * forward itself (routes/graphql.ts).
+ * the socket's gate, token and capacity were settled when it was admitted,
+ * but each subscribe still spends one request of its tenant (step 4), so a
+ * socket is no way around the tenant's minute. Step 21 is the forward itself
+ * (routes/graphql.ts).
  */
 import type { Step } from './chain.ts';
 import * as d from './document_steps.ts';
@@ -30,6 +31,7 @@ export const HTTP_STEPS: readonly Step<GraphqlState>[] = [
   r.contentType, // 1
   r.gate, // 2
   r.token, // 3
+  r.tenantBudget, // 4
   r.concurrency, // 5
   r.bodySize, // 6
   r.bodyShape, // 7
@@ -42,6 +44,7 @@ export const HTTP_STEPS: readonly Step<GraphqlState>[] = [
 
 /** A subscribe frame on the socket (registry first among the document checks). */
 export const SOCKET_STEPS: readonly Step<GraphqlState>[] = [
+  r.tenantBudget, // 4
   r.bodyShape, // 7
   r.extensions, // 9
   d.registry, // 10

@@ -36,6 +36,10 @@ export const DEFAULTS = {
   gateMissesPerMinute: 600,
   /** Share of the miss budget held for already-admitted sessions. */
   gateMissesHeldShare: 0.2,
+  /** Deadline of one svc_my_bot_ids call (past it: 503 ProxyAuthUnavailable). */
+  gateLookupTimeoutMs: 5_000,
+  /** Gate answers cached per token hash, and admitted token hashes remembered. */
+  gateSessionsCached: 10_000,
 
   // Ceilings configurable by option or environment
   restMaxConcurrent: 8,
@@ -81,6 +85,8 @@ export const DEFAULTS = {
   storeRewriteAfterMs: 6 * 60 * 60_000,
   storeUnavailableMs: 5_000,
   storeUnknownRecheckMs: 60_000,
+  /** Ids remembered as unknown to the store, and ids remembered as written. */
+  storeIdsTracked: 50_000,
 
   // Admin panel and publishing
   adminPasswordMinLength: 16,

@@ -39,11 +39,15 @@ export async function handleGraphql(
   }
 }
 
-/** A request that named exactly one bot teaches the resource fence (SPEC "Resource binding states"). */
+/**
+ * A request that named exactly one bot teaches the resource fence (SPEC "Resource binding
+ * states"); the shared store notes the bindings (written once a caller names the ids).
+ */
 export function learnFromAnswer(state: GraphqlState, text: string): void {
   const fence = state.core.resourceFence;
   if (fence.mode === 'off' || state.bots.size !== 1) return;
   const [bot] = state.bots;
   const carried = new Set(state.analyses.flatMap((a) => a.resources.map((r) => r.id)));
-  fence.learn(bot, idsInAnswer(text), carried);
+  const learned = fence.learn(bot, idsInAnswer(text), carried);
+  state.core.resourceStore?.learned(bot, learned);
 }

@@ -6,6 +6,7 @@
  */
 import { busy } from '../admission/in_flight.ts';
 import { botNotAllowed } from '../admission/fence_steps.ts';
+import { tenantBusy } from '../admission/tenants.ts';
 import { DEFAULTS } from '../config/defaults.ts';
 import type { Core } from '../core.ts';
 import { cappedStream, declaredLength, tooLarge } from '../http/body.ts';
@@ -15,7 +16,11 @@ import { applySecurityHeaders } from '../http/security_headers.ts';
 import { fetchWithDeadline } from '../upstream/outbound.ts';
 import { botIdValues, UPLOAD_PATHS } from './rest_uploads.ts';
 
-/** Checks an upload before any byte is forwarded; the bot id (or null for useraccount) when admitted. */
+/**
+ * Checks an upload before any byte is forwarded, in the GraphQL route's order: gate, master
+ * token, the tenant's minute (429 TenantBusy), then scope and bot fence. The bot id (or null
+ * for useraccount) when admitted.
+ */
 async function admitUpload(
   core: Core,
   request: Request,
@@ -27,6 +32,10 @@ async function admitUpload(
     return {
       refused: refusal('ProxyTokenMissing', 'The service proxy has no master token configured'),
     };
+  }
+  const tenant = verdict.session.tenantKey;
+  if (tenant !== undefined && tenant !== null && !core.tenants.takeRequest(tenant)) {
+    return { refused: tenantBusy() };
   }
   const gateOn = core.config.auth.state === 'on';
   if (scope === 'account') {
