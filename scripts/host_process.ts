@@ -1,9 +1,9 @@
 /**
- * Runs a gateway host as its own process, for `deno task demo` and `deno task bench`: the Deno
- * host (`deno run hosts/deno/serve.ts`, or a bench runner script), or the Node host from the
- * built npm package (`node npm/bin/svc-gateway.js`). Reads the lines it prints until
- * `svc-gateway listening on <url>` (SPEC "Startup behaviour and hosts"), keeps draining its
- * output afterwards, and stops it by pid with SIGTERM.
+ * Runs a gateway host (or the sandbox) as its own process, for `deno task demo` and `deno task
+ * bench`: the Deno host (`deno run hosts/deno/serve.ts`, or a bench runner script), or the Node
+ * host from the built npm package (`node npm/bin/svc-gateway.js`). Reads the lines it prints
+ * until its ready line (`svc-gateway listening on <url>`), keeps draining its output
+ * afterwards, and stops it by pid with SIGTERM.
  */
 
 /** The repository root (absolute, with a trailing slash). */
@@ -12,9 +12,8 @@ export const ROOT = new URL('../', import.meta.url).pathname;
 /** The two host entry points a process can run. */
 export type HostKind = 'deno' | 'node';
 
-/** The command line of each host entry (the Deno one may name another script). */
-export function hostCommand(kind: HostKind, denoScript = 'hosts/deno/serve.ts'): string[] {
-  if (kind === 'node') return ['node', `${ROOT}npm/bin/svc-gateway.js`];
+/** `deno run` of a script under the root, with the project's config and net/env/read access. */
+export function denoRun(script: string): string[] {
   return [
     Deno.execPath(),
     'run',
@@ -23,18 +22,23 @@ export function hostCommand(kind: HostKind, denoScript = 'hosts/deno/serve.ts'):
     '--allow-net',
     '--allow-env',
     '--allow-read',
-    `${ROOT}${denoScript}`,
+    `${ROOT}${script}`,
   ];
 }
 
-/** A running host process. */
-export interface HostProcess {
-  kind: HostKind;
+/** The command line of each host entry (the Deno one may name another script). */
+export function hostCommand(kind: HostKind, denoScript = 'hosts/deno/serve.ts'): string[] {
+  if (kind === 'node') return ['node', `${ROOT}npm/bin/svc-gateway.js`];
+  return denoRun(denoScript);
+}
+
+/** A running child process that printed its address. */
+export interface ChildProcess {
   /** The operating-system process id (the bench reads /proc/<pid>/stat). */
   pid: number;
-  /** e.g. http://127.0.0.1:8787 */
+  /** The address it printed, e.g. http://127.0.0.1:8787 */
   url: string;
-  /** Every stdout line so far, the startup lines and the `listening on` line included. */
+  /** Every stdout line so far, the address line included. */
   lines: string[];
   /** Every stderr line so far. */
   errors: string[];
@@ -42,27 +46,33 @@ export interface HostProcess {
   stop(): Promise<void>;
 }
 
-/** How to start a host process. */
-export interface HostProcessOptions {
-  /** Exactly the environment the host gets (PATH, HOME, DENO_DIR, XDG_CACHE_HOME are added; nothing else is inherited). */
+/** A running host process. */
+export interface HostProcess extends ChildProcess {
+  kind: HostKind;
+}
+
+/** How to start a child process. */
+export interface ChildProcessOptions {
+  /** Program and arguments. */
+  command: string[];
+  /**
+   * Exactly the environment it gets, plus PATH, HOME, and the temp, cache, certificate and
+   * registry locations of this process (PASSED_THROUGH); nothing else is inherited.
+   */
   env: Record<string, string>;
-  /** Working directory. Default: a fresh empty directory, so no developer `.env` is read. */
+  /** Working directory. Default: a fresh empty directory (removed on exit), so no `.env` is read. */
   cwd?: string;
-  /** For kind 'deno': the script to run, relative to the root (default hosts/deno/serve.ts). */
-  denoScript?: string;
+  /** A stdout line matching this is the ready line; its first group is the `url`. */
+  ready: RegExp;
 }
 
 /**
- * Starts a host and resolves once it printed `listening on <url>`. Throws (after the child
- * exited) when it stops before listening, e.g. REFUSING TO SERVE or a port already in use; the
- * error message carries its output.
+ * Starts a child and resolves once a stdout line matched `ready`. Throws (after the child exited)
+ * when it stops before that; the error message carries its output.
  */
-export async function startHostProcess(
-  kind: HostKind,
-  options: HostProcessOptions,
-): Promise<HostProcess> {
-  const [command, ...args] = hostCommand(kind, options.denoScript);
-  const cwd = options.cwd ?? await Deno.makeTempDir({ prefix: 'svc-gateway-host-' });
+export async function startChildProcess(options: ChildProcessOptions): Promise<ChildProcess> {
+  const [command, ...args] = options.command;
+  const cwd = options.cwd ?? await Deno.makeTempDir({ prefix: 'svc-gateway-child-' });
   const child = new Deno.Command(command, {
     args,
     cwd,
@@ -75,27 +85,26 @@ export async function startHostProcess(
   const lines: string[] = [];
   const errors: string[] = [];
   const stderrDone = collectLines(child.stderr, errors);
-  const listening = Promise.withResolvers<string | null>();
+  const ready = Promise.withResolvers<string | null>();
   const stdoutDone = collectLines(child.stdout, lines, (line) => {
-    const match = line.match(/listening on (http:\/\/\S+)/);
-    if (match) listening.resolve(match[1]);
-  }).finally(() => listening.resolve(null));
+    const match = line.match(options.ready);
+    if (match) ready.resolve(match[1]);
+  }).finally(() => ready.resolve(null));
   const exited = child.status.then(async (status) => {
     await Promise.allSettled([stdoutDone, stderrDone]);
     if (options.cwd === undefined) await Deno.remove(cwd, { recursive: true }).catch(() => {});
     return status;
   });
-  const url = await listening.promise;
+  const url = await ready.promise;
   if (url === null) {
     const status = await exited;
     throw new Error(
-      `${kind} host exited (code ${status.code}) before listening:\n` +
+      `${options.command.join(' ')} exited (code ${status.code}) before it was ready:\n` +
         [...lines, ...errors].join('\n'),
     );
   }
   let stopping: Promise<void> | null = null;
   return {
-    kind,
     pid: child.pid,
     url,
     lines,
@@ -112,10 +121,54 @@ export async function startHostProcess(
   };
 }
 
-/** What a child needs to find its tools and caches: PATH, HOME, and Deno's cache location. */
+/** How to start a host process. */
+export interface HostProcessOptions {
+  /** Exactly the environment the host gets (see ChildProcessOptions.env). */
+  env: Record<string, string>;
+  /** Working directory (see ChildProcessOptions.cwd). */
+  cwd?: string;
+  /** For kind 'deno': the script to run, relative to the root (default hosts/deno/serve.ts). */
+  denoScript?: string;
+}
+
+/**
+ * Starts a host and resolves once it printed `listening on <url>` (SPEC "Startup behaviour and
+ * hosts"). Throws when it exits before, e.g. REFUSING TO SERVE or a port already in use.
+ */
+export async function startHostProcess(
+  kind: HostKind,
+  options: HostProcessOptions,
+): Promise<HostProcess> {
+  const child = await startChildProcess({
+    command: hostCommand(kind, options.denoScript),
+    env: options.env,
+    cwd: options.cwd,
+    ready: /listening on (http:\/\/\S+)/,
+  });
+  return { ...child, kind };
+}
+
+/**
+ * What a child needs to find its tools, caches and the package registry, and nothing that
+ * configures the gateway: PATH, HOME, temp and cache locations, certificate stores, registry.
+ */
+const PASSED_THROUGH = [
+  'PATH',
+  'HOME',
+  'TMPDIR',
+  'DENO_DIR',
+  'XDG_CACHE_HOME',
+  'DENO_CERT',
+  'DENO_TLS_CA_STORE',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'NODE_EXTRA_CA_CERTS',
+  'NPM_CONFIG_REGISTRY',
+];
+
 function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const name of ['PATH', 'HOME', 'DENO_DIR', 'XDG_CACHE_HOME']) {
+  for (const name of PASSED_THROUGH) {
     const value = Deno.env.get(name);
     if (value !== undefined) env[name] = value;
   }

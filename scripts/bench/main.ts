@@ -1,0 +1,106 @@
+/**
+ * `deno task bench` (the task builds the npm package first). Starts the sandbox upstream in its
+ * own process (scripts/sandbox/main.ts), then runs each scenario of scenarios/mod.ts: gateways
+ * in their own processes, load from this process (autocannon, see load.ts). Prints a table per
+ * scenario and writes the same figures to bench-results.json. Figures are reported, never
+ * asserted: speed goals are ratios against a baseline measured in the same run.
+ *
+ * Flags: --duration <s> (each measurement, default 2), --warmup <s> (default 0.5),
+ * --only <name,...> (scenarios to run), --out <file> (default bench-results.json at the root).
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { type ChildProcess, denoRun, ROOT, startChildProcess } from '../host_process.ts';
+import { SANDBOX_TOKEN } from '../sandbox/mod.ts';
+import { createContext } from './context.ts';
+import { type BenchResults, formatScenario } from './report.ts';
+import type { BenchSettings, Scenario, ScenarioReport } from './scenario.ts';
+import { SCENARIOS } from './scenarios/mod.ts';
+
+interface Cli {
+  settings: BenchSettings;
+  scenarios: readonly Scenario[];
+  out: string;
+}
+
+function readCli(args: string[]): Cli {
+  const { values } = parseArgs({
+    args,
+    options: {
+      duration: { type: 'string', default: '2' },
+      warmup: { type: 'string', default: '0.5' },
+      only: { type: 'string' },
+      out: { type: 'string', default: `${ROOT}bench-results.json` },
+    },
+  });
+  const durationS = Number(values.duration);
+  const warmupS = Number(values.warmup);
+  if (!(durationS > 0) || !(warmupS >= 0)) throw new Error('--duration > 0 and --warmup >= 0');
+  const names = values.only?.split(',').map((n) => n.trim());
+  const unknown = names?.filter((n) => !SCENARIOS.some((s) => s.name === n)) ?? [];
+  if (unknown.length > 0) {
+    throw new Error(`unknown scenario ${unknown.join(', ')}: ${SCENARIOS.map((s) => s.name)}`);
+  }
+  return {
+    settings: { durationS, warmupS },
+    scenarios: names ? SCENARIOS.filter((s) => names.includes(s.name)) : SCENARIOS,
+    out: values.out,
+  };
+}
+
+/** The sandbox upstream in its own process; `deno task sandbox` prints its URL first. */
+function startSandboxProcess(): Promise<ChildProcess> {
+  return startChildProcess({
+    command: denoRun('scripts/sandbox/main.ts'),
+    env: { PORT: '0', HOST: '127.0.0.1' },
+    ready: /^(http:\/\/\S+)$/,
+  });
+}
+
+async function nodeVersion(): Promise<string> {
+  const out = await new Deno.Command('node', { args: ['--version'], stdout: 'piped' }).output();
+  return new TextDecoder().decode(out.stdout).trim();
+}
+
+async function main(): Promise<void> {
+  const cli = readCli(Deno.args);
+  if (!existsSync(`${ROOT}npm/bin/svc-gateway.js`)) {
+    throw new Error('npm/bin/svc-gateway.js is missing: run `deno task build:npm` first');
+  }
+  const results: BenchResults = {
+    startedAt: new Date().toISOString(),
+    settings: cli.settings,
+    machine: {
+      cpus: navigator.hardwareConcurrency,
+      deno: Deno.version.deno,
+      node: await nodeVersion(),
+      loadGenerator: 'autocannon 9.0.0 (in the bench process, under Deno)',
+    },
+    scenarios: [] as ScenarioReport[],
+  };
+  console.log(
+    `bench: ${cli.scenarios.map((s) => s.name).join(', ')}; ${cli.settings.durationS} s per ` +
+      `measurement after ${cli.settings.warmupS} s of warm-up; ${results.machine.cpus} cpus, ` +
+      `deno ${results.machine.deno}, node ${results.machine.node}`,
+  );
+  const sandbox = await startSandboxProcess();
+  try {
+    for (const scenario of cli.scenarios) {
+      console.log(`\nrunning ${scenario.name}: ${scenario.title} ...`);
+      const context = createContext(cli.settings, sandbox, SANDBOX_TOKEN);
+      try {
+        const report = await scenario.run(context);
+        results.scenarios.push(report);
+        console.log(`\n${formatScenario(report)}`);
+      } finally {
+        await context.stopGateways();
+      }
+    }
+  } finally {
+    await sandbox.stop();
+  }
+  writeFileSync(cli.out, JSON.stringify(results, null, 2) + '\n');
+  console.log(`\nwrote ${cli.out}`);
+}
+
+await main();
