@@ -20,7 +20,7 @@ import { Heartbeat } from './heartbeat.ts';
 import { InboundQueue } from './inbound.ts';
 import type { RelayLimits } from './limits.ts';
 import type { RelaySocket, UpstreamFactory } from './socket.ts';
-import { Subscriptions } from './subscriptions.ts';
+import { type CheckOutcome, Subscriptions } from './subscriptions.ts';
 import type { AdmittedSession, RelayDeps } from './types.ts';
 import { type CloseSpec, UpstreamLeg } from './upstream_leg.ts';
 
@@ -231,17 +231,21 @@ export class Connection {
       });
     }
     if (opened === 'full') return;
+    const outcome = this.#subs.check(id, payload, this.#session!);
+    if (!(outcome instanceof Promise)) return this.#settled(outcome);
     this.#checking = true;
-    void this.#check(id, payload);
+    void outcome.then((settled) => {
+      this.#checking = false;
+      this.#settled(settled);
+      this.#pump();
+    });
   }
 
-  async #check(id: string, payload: JsonObject): Promise<void> {
-    const verdict = await this.#subs.check(id, payload, this.#session!);
-    this.#checking = false;
+  /** Applies a subscribe's outcome (the refusal frame, if any, is already sent). */
+  #settled(outcome: CheckOutcome): void {
     if (this.#state === 'closed') return;
-    if (verdict.kind === 'close') return this.#finish(verdict.close);
-    if (verdict.kind === 'forward') this.#leg!.send(verdict.text);
-    this.#pump();
+    if (outcome.kind === 'close') return this.#finish(outcome.close);
+    if (outcome.kind === 'forward') this.#leg!.send(outcome.text);
   }
 
   #leavePreAuth(): void {

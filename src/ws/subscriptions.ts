@@ -21,7 +21,7 @@ import {
   serialiseSubscribe,
   type UpstreamMessage,
 } from './frames.ts';
-import type { AdmittedSession, RelayDeps, ResultLike } from './types.ts';
+import type { AdmittedSession, RelayDeps, ResultLike, SubscribeVerdict } from './types.ts';
 import type { CloseSpec } from './upstream_leg.ts';
 
 /** What became of a subscribe after its check. */
@@ -75,22 +75,36 @@ export class Subscriptions {
   }
 
   /**
-   * Runs the check chain on an opened id. A refusal sends the error frame and frees the slot;
-   * a throw is a refusal ProxyHandlerFailed (logged); a pass gives the re-serialised subscribe.
+   * Runs the check chain on an opened id: synchronously when the chain answers at once, else
+   * as a promise (the caller holds later frames meanwhile). A refusal sends the error frame and
+   * frees the slot; a throw or a pass without a string query is a refusal ProxyHandlerFailed
+   * (logged); a pass gives the re-serialised subscribe.
    */
-  async check(id: string, payload: JsonObject, session: AdmittedSession): Promise<CheckOutcome> {
-    let verdict;
+  check(
+    id: string,
+    payload: JsonObject,
+    session: AdmittedSession,
+  ): CheckOutcome | Promise<CheckOutcome> {
+    let answer: SubscribeVerdict | Promise<SubscribeVerdict>;
     try {
-      verdict = await this.#ctx.deps.checkSubscribe(payload, session);
-      if (verdict.ok && typeof verdict.payload?.query !== 'string') throw new Error('no query');
+      answer = this.#ctx.deps.checkSubscribe(payload, session);
     } catch {
-      this.#ctx.log('ws relay: the subscribe check failed');
-      verdict = {
-        ok: false as const,
-        code: 'ProxyHandlerFailed' as const,
-        message: SENTENCE.checkFailed,
-      };
+      return this.#settle(id, this.#failed());
     }
+    if (!isPromiseLike(answer)) return this.#settle(id, answer);
+    return Promise.resolve(answer).then(
+      (verdict) => this.#settle(id, verdict),
+      () => this.#settle(id, this.#failed()),
+    );
+  }
+
+  #failed(): SubscribeVerdict {
+    this.#ctx.log('ws relay: the subscribe check failed');
+    return { ok: false, code: 'ProxyHandlerFailed', message: SENTENCE.checkFailed };
+  }
+
+  #settle(id: string, verdict: SubscribeVerdict): CheckOutcome {
+    if (verdict.ok && typeof verdict.payload?.query !== 'string') verdict = this.#failed();
     const sub = this.#open.get(id);
     if (!verdict.ok) {
       if ('closeCode' in verdict) {
@@ -179,6 +193,11 @@ export class Subscriptions {
       this.#ctx.log('ws relay: the resource fence could not learn from an answer');
     }
   }
+}
+
+/** True for a promise or any thenable. */
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown })?.then === 'function';
 }
 
 /** Replaces every occurrence of `secret` in `text` (SPEC: the token never reaches a response). */

@@ -70,11 +70,15 @@ export interface RelayDeps {
    */
   admit(initPayload: unknown): Promise<Admission>;
   /**
-   * The check-chain seam for one subscribe payload (as the browser sent it, any shape). May be
-   * slow; frames behind it on the socket wait, in order (at most 64). A throw becomes an error
-   * frame ProxyHandlerFailed on that id.
+   * The check-chain seam for one subscribe payload (as the browser sent it, any shape). Answer
+   * synchronously when no lookup is needed; a promise (e.g. a shared-store lookup) makes the
+   * frames behind it on the socket wait, in order, at most 64 (then 4400). A throw or a
+   * rejection becomes an error frame ProxyHandlerFailed on that id.
    */
-  checkSubscribe(payload: unknown, admitted: AdmittedSession): Promise<SubscribeVerdict>;
+  checkSubscribe(
+    payload: unknown,
+    admitted: AdmittedSession,
+  ): SubscribeVerdict | Promise<SubscribeVerdict>;
   /**
    * The error-sentence rewriting of SPEC "Error envelope", applied to every relayed result:
    * called with a next payload, or with `{errors: [...]}` for an error frame; returns the same
