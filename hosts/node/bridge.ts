@@ -7,6 +7,7 @@
  * library because that rule needs the socket itself.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Buffer } from 'node:buffer';
 import { DEFAULTS } from '../../src/config/defaults.ts';
 
 /** A Web ReadableStream over the request body; cancelling pauses and drops, never destroys. */
@@ -36,37 +37,98 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
   }, { highWaterMark: 4 });
 }
 
-/** The Web Request for a node request (`origin` is e.g. http://127.0.0.1:8000). */
-export function toRequest(req: IncomingMessage, origin: string, withBody = true): Request {
+/** Declared bodies up to this many bytes are read whole before the core sees them. */
+const SMALL_BODY_BYTES = 64 * 1024;
+
+/** The whole body of a request that declared a small content-length. */
+function readSmallBody(req: IncomingMessage): Promise<ArrayBuffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => {
+      const whole = Buffer.concat(chunks);
+      resolve(
+        whole.buffer.slice(whole.byteOffset, whole.byteOffset + whole.byteLength) as ArrayBuffer,
+      );
+    });
+    req.once('error', reject);
+  });
+}
+
+function webHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
   }
+  return headers;
+}
+
+/** The Web Request for an upgrade (no body). */
+export function toUpgradeRequest(req: IncomingMessage, origin: string): Request {
+  return new Request(new URL(req.url ?? '/', origin), { method: 'GET', headers: webHeaders(req) });
+}
+
+/**
+ * The Web Request for a node request (`origin` is e.g. http://127.0.0.1:8000).
+ * A body that declared at most 64 KiB is read whole first (cheaper than a
+ * stream); any other body is a stream the core reads under its ceiling.
+ */
+export async function toRequest(req: IncomingMessage, origin: string): Promise<Request> {
   const method = req.method ?? 'GET';
-  const hasBody = withBody && method !== 'GET' && method !== 'HEAD';
-  return new Request(new URL(req.url ?? '/', origin), {
+  const url = new URL(req.url ?? '/', origin);
+  const headers = webHeaders(req);
+  if (method === 'GET' || method === 'HEAD') return new Request(url, { method, headers });
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (declared <= SMALL_BODY_BYTES) {
+    return new Request(url, { method, headers, body: await readSmallBody(req) });
+  }
+  return new Request(url, {
     method,
     headers,
-    body: hasBody ? bodyStream(req) : null,
+    body: bodyStream(req),
     // @ts-ignore: duplex is needed for a streamed request body
-    duplex: hasBody ? 'half' : undefined,
+    duplex: 'half',
   });
 }
 
-/** Writes a Web Response to a node response; applies the oversize socket rule. */
+/** Bodies up to this many bytes are sent whole with a content-length (one write). */
+const WHOLE_BODY_BYTES = 256 * 1024;
+
+/** Reads chunks until the body ends or passes WHOLE_BODY_BYTES. */
+async function readHead(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): Promise<{ chunks: Uint8Array[]; done: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size <= WHOLE_BODY_BYTES) {
+    const { done, value } = await reader.read();
+    if (done) return { chunks, done: true };
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  return { chunks, done: false };
+}
+
+function nodeHeaders(response: Response): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers['set-cookie'] = cookies;
+  return headers;
+}
+
+/**
+ * Writes a Web Response to a node response: a small body whole with its
+ * content-length, a large one streamed; applies the oversize socket rule.
+ */
 export async function sendResponse(
   req: IncomingMessage,
   res: ServerResponse,
   response: Response,
 ): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    if (name === 'set-cookie') return;
-    headers[name] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers['set-cookie'] = cookies;
-  res.writeHead(response.status, headers);
+  const headers = nodeHeaders(response);
   if (response.headers.get('connection') === 'close' && !req.complete) {
     res.once('finish', () => {
       const timer = setTimeout(() => req.socket.destroy(), DEFAULTS.oversizeDestroyMs);
@@ -74,12 +136,21 @@ export async function sendResponse(
     });
   }
   if (!response.body) {
-    res.end();
+    res.writeHead(response.status, headers).end();
     return;
   }
   const reader = response.body.getReader();
   res.once('close', () => reader.cancel().catch(() => {}));
   try {
+    const head = await readHead(reader);
+    const first = Buffer.concat(head.chunks);
+    if (head.done) {
+      headers['content-length'] = String(first.byteLength);
+      res.writeHead(response.status, headers).end(first);
+      return;
+    }
+    res.writeHead(response.status, headers);
+    res.write(first);
     while (true) {
       const { done, value } = await reader.read();
       if (done) break;

@@ -9,7 +9,7 @@ import { WebSocketServer } from 'ws';
 import { healthResponse, plainResponse } from '../../src/http/responses.ts';
 import type { SvcProxy } from '../../src/proxy.ts';
 import { adaptWsSocket } from '../../src/ws/mod.ts';
-import { sendResponse, toRequest } from './bridge.ts';
+import { sendResponse, toRequest, toUpgradeRequest } from './bridge.ts';
 
 /** Writes a plain HTTP answer on a raw upgrade socket, then ends it. */
 async function refuseUpgrade(socket: Duplex, response: Response): Promise<void> {
@@ -29,10 +29,11 @@ function originOf(req: IncomingMessage, port: number): string {
 /** Builds the http.Server for `proxy` (not yet listening). */
 export function createNodeServer(proxy: SvcProxy): Server {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 0 });
+  let port = 0;
   const server = createServer(async (req, res) => {
-    const port = (server.address() as { port: number } | null)?.port ?? 0;
+    port ||= (server.address() as { port: number } | null)?.port ?? 0;
     try {
-      const request = toRequest(req, originOf(req, port));
+      const request = await toRequest(req, originOf(req, port));
       const path = new URL(request.url).pathname;
       const response = path === proxy.config.healthPath
         ? healthResponse(proxy.config.problems.length === 0)
@@ -46,7 +47,7 @@ export function createNodeServer(proxy: SvcProxy): Server {
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const port = (server.address() as { port: number } | null)?.port ?? 0;
-    const request = toRequest(req, originOf(req, port), false);
+    const request = toUpgradeRequest(req, originOf(req, port));
     const decision = proxy.upgrade(request, { remoteAddress: req.socket.remoteAddress });
     if (decision.kind === 'unclaimed') return socket.destroy();
     if (decision.kind === 'refuse') return void refuseUpgrade(socket, decision.response);
