@@ -5,6 +5,7 @@
 import { createBotFence } from './admission/bot_fence.ts';
 import { createGate, createStore } from './admission/session_module.ts';
 import { createTenants, tenantLimits } from './admission/tenants.ts';
+import { admitSocket } from './admission/socket_admission.ts';
 import { createInFlight } from './admission/in_flight.ts';
 import { createResourceFence } from './admission/resource_fence.ts';
 import type { Env, SvcProxyOptions } from './config/options.ts';
@@ -97,7 +98,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
   });
   const claims = (path: string) => path === config.httpPath || under(path, config.apiPath);
   const healthy = config.problems.length === 0;
-  const relay = createCoreRelay(core);
+  const relay = createCoreRelay(core, (payload) => admitSocket(core, payload));
 
   const route = (request: Request, path: string, cors: Record<string, string>) => {
     if (path === config.httpPath) return handleGraphql(core, request, cors);
