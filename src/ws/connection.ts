@@ -145,8 +145,8 @@ export class Connection {
       };
     }
     if (this.#state === 'closed') {
-      if (admission.ok) admission.session.release?.();
-      return;
+      if (admission.ok) this.#session = admission.session;
+      return this.#releaseSession();
     }
     this.#leavePreAuth();
     if (!admission.ok) return this.#finish({ code: admission.closeCode, reason: admission.reason });
@@ -154,6 +154,15 @@ export class Connection {
     session.onRevoke?.((code, reason) => this.#finish({ code, reason }));
     if (!this.#shortenLife(session.expiresAt)) return;
     this.#openUpstream();
+  }
+
+  /** Releases the session: at the end of the socket, or at once when admitted after it. */
+  #releaseSession(): void {
+    try {
+      this.#session?.release?.();
+    } catch {
+      this.#ctx.log('ws relay: releasing the session failed');
+    }
   }
 
   /** Socket life = min(socketLifeMs from accept, session exp). False when already past. */
@@ -274,7 +283,7 @@ export class Connection {
       const secret = this.#token ?? this.#ctx.token();
       this.#browser.close(close.code, safeCloseReason(close.reason, secret));
     }
-    this.#session?.release?.();
+    this.#releaseSession();
     this.#ctx.finished(this);
   }
 }

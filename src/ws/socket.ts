@@ -13,7 +13,8 @@ export const RELAY_SUBPROTOCOL = 'graphql-transport-ws';
 
 /**
  * One leg of the relay, as the relay sees it. Sends and closes on a socket that is not open
- * are ignored (never throw); callbacks are registered once, by the relay.
+ * are ignored, and no method throws (a close code the transport refuses still closes);
+ * callbacks are registered once, by the relay.
  */
 export interface RelaySocket {
   /** Sends one text frame. */
@@ -93,7 +94,13 @@ export function adaptWebSocket(
       if (ws.readyState === WebSocket.CONNECTING && role === 'server') {
         closeWhenOpen = [code, reason];
       } else if (ws.readyState === WebSocket.CONNECTING) ws.close();
-      else if (ws.readyState === WebSocket.OPEN) ws.close(code, reason);
+      else if (ws.readyState === WebSocket.OPEN) {
+        try {
+          ws.close(code, reason);
+        } catch {
+          ws.close(); // a code the Web API refuses: close without one rather than stay open
+        }
+      }
     },
     onMessage(cb) {
       ws.addEventListener('message', (event) => {

@@ -147,9 +147,19 @@ export class UpstreamLeg {
     if (this.#ended) return;
     this.#end();
     const close = passesThrough(code)
-      ? { code, reason: this.#ctx.rewriteCloseReason(reason) }
+      ? { code, reason: this.#rewrite(reason) }
       : CLOSE.upstreamDisconnected;
     this.#events.gone(close);
+  }
+
+  /** The injected close-reason rewriting; if it throws, the reason is dropped. */
+  #rewrite(reason: string): string {
+    try {
+      return this.#ctx.rewriteCloseReason(reason);
+    } catch {
+      this.#ctx.log('ws relay: close reason rewriting failed; reason dropped');
+      return '';
+    }
   }
 
   /** Sends a keepalive ping; says whether one went out. */

@@ -41,7 +41,11 @@ export function adaptWsSocket(ws: WsWebSocket): UpstreamSocket {
     },
     close(code, reason) {
       if (ws.readyState === WsWebSocket.OPEN || ws.readyState === WsWebSocket.CONNECTING) {
-        ws.close(code, reason);
+        try {
+          ws.close(code, reason);
+        } catch {
+          ws.terminate(); // a code `ws` refuses: drop rather than stay open
+        }
       }
     },
     onMessage(cb) {

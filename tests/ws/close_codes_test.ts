@@ -331,3 +331,20 @@ testBothHosts(
       assert.equal(upstream.initPayloads.length, 0);
     }),
 );
+
+testBothHosts(
+  'a close code the transport refuses still closes the socket',
+  (kind) =>
+    withWorld(kind, {
+      deps: (b) => ({
+        ...b,
+        admit: () => Promise.resolve({ ok: false, closeCode: 1006, reason: 'not sendable' }),
+      }),
+    }, async ({ host }) => {
+      const closed = await closeAfter(host.url, [{ type: 'connection_init' }]);
+      // Closed without a code or dropped (Deno's client reports an abnormal close as 0):
+      // never left open.
+      assert.ok([0, 1005, 1006].includes(closed.code), `closed ${closed.code}`);
+      assert.equal(host.relay.stats().sockets, 0);
+    }),
+);

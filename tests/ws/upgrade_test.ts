@@ -78,3 +78,23 @@ Deno.test('a dead browser is dropped by the WebSocket-level keepalive [ws host]'
     assert.equal(await closed, 1006, 'terminated without a close frame');
     await waitFor(() => upstream.open() === 0);
   }));
+
+testBothHosts(
+  'closeAll ends every socket with 1001 and refuses later upgrades',
+  (kind) =>
+    withWorld(kind, {}, async ({ host, upstream }) => {
+      const a = await initialisedClient(host.url);
+      const b = await initialisedClient(host.url);
+      b.send(ticks('1', 1_000, 10));
+      await b.next();
+      await host.relay.closeAll();
+      assert.deepEqual(await a.closed, { code: 1001, reason: 'going away' });
+      assert.deepEqual(await b.closed, { code: 1001, reason: 'going away' });
+      assert.deepEqual(host.relay.admitUpgrade(), {
+        status: 503,
+        reason: 'The relay is shutting down',
+      });
+      assert.equal(await upgradeStatus(host.port, WS_PATH, PROTO), 503);
+      await waitFor(() => upstream.open() === 0);
+    }),
+);
