@@ -211,3 +211,32 @@ testBothHosts(
       await waitFor(() => upstream.open() === 0);
     }),
 );
+
+testBothHosts(
+  'the master token is cut out of anything the upstream sends on',
+  (kind) =>
+    withScripted(
+      kind,
+      (peer, m) => {
+        if (m.type !== 'subscribe') return;
+        peer.send({ id: m.id, type: 'next', payload: { data: { echo: `seen ${TOKEN}` } } });
+        peer.send({ id: m.id, type: 'error', payload: [{ message: `bad Bearer ${TOKEN}` }] });
+      },
+      {},
+      async (url) => {
+        const c = await initialisedClient(url);
+        c.send(ticks('1', 1));
+        assert.deepEqual(await c.next(), {
+          id: '1',
+          type: 'next',
+          payload: { data: { echo: 'seen [redacted]' } },
+        });
+        assert.deepEqual(await c.next(), {
+          id: '1',
+          type: 'error',
+          payload: [{ message: 'bad Bearer [redacted]' }],
+        });
+        await closeClient(c);
+      },
+    ),
+);
