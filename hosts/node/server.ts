@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { DEFAULTS } from '../../src/config/defaults.ts';
 import { healthResponse, plainResponse } from '../../src/http/responses.ts';
 import type { SvcProxy } from '../../src/proxy.ts';
 import { adaptWsSocket } from '../../src/ws/mod.ts';
@@ -28,7 +29,8 @@ function originOf(req: IncomingMessage, port: number): string {
 
 /** Builds the http.Server for `proxy` (not yet listening). */
 export function createNodeServer(proxy: SvcProxy): Server {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 0 });
+  // ws's own ceiling sits above the relay's 1 MiB browser frame, so the relay answers 4400 first
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 2 * DEFAULTS.browserFrameBytes });
   let port = 0;
   const server = createServer(async (req, res) => {
     port ||= (server.address() as { port: number } | null)?.port ?? 0;

@@ -74,6 +74,10 @@ export const DEFAULTS = {
   heldFramesBehindLookup: 64,
   subscriptionsPerSocket: 128,
   socketLifeMs: 60 * 60_000,
+  /** Keepalive period on both relay legs (not a spec number): a leg silent one period after a ping is dead. */
+  socketPingIntervalMs: 30_000,
+  /** Wait for the upstream's connection_ack after it opened (not a spec number); then 1012. */
+  upstreamAckTimeoutMs: 10_000,
 
   // Resource fence
   resourceBindings: 50_000,

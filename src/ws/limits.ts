@@ -6,33 +6,31 @@
  * subscriptions, socket life) and the three relay options of "Options" (wsMaxSockets,
  * wsPreAuthSockets, wsInitTimeoutMs), which the core resolves and passes in.
  *
- * The fixed ceilings are defaults here; a caller (tests, or a core that wants one table of
- * its own) may override any of them through {@link relayLimits}.
+ * The numbers come from `src/config/defaults.ts`, the one table of every default and ceiling;
+ * a caller (tests) may override any of them through {@link relayLimits}.
  */
+import { DEFAULTS } from '../config/defaults.ts';
 
-/** Fixed socket ceilings (bytes, frames, ms). */
+/** Fixed socket ceilings (bytes, frames, ms), read from the one table of defaults. */
 export const SOCKET_LIMITS = {
   /** Largest browser frame accepted, in bytes (UTF-8 text); past it the socket closes 4400. */
-  browserFrameBytes: 1024 * 1024,
+  browserFrameBytes: DEFAULTS.browserFrameBytes,
   /** Largest upstream frame accepted, in bytes; past it the upstream leg is dropped (1012). */
-  upstreamFrameBytes: 16 * 1024 * 1024,
+  upstreamFrameBytes: DEFAULTS.upstreamFrameBytes,
   /** Browser frames held while the upstream socket is not yet acknowledged; past it 4400. */
-  heldFramesBeforeUpstream: 64,
+  heldFramesBeforeUpstream: DEFAULTS.heldFramesBeforeUpstream,
   /** Bytes of browser frames held while the upstream is not yet acknowledged; past it 4400. */
-  heldBytesBeforeUpstream: 512 * 1024,
+  heldBytesBeforeUpstream: DEFAULTS.heldBytesBeforeUpstream,
   /** Browser frames held behind a pending subscribe check (shared-store lookup); past it 4400. */
-  heldFramesBehindLookup: 64,
+  heldFramesBehindLookup: DEFAULTS.heldFramesBehindLookup,
   /** Open subscriptions per socket; the next subscribe gets an error frame TooManySubscriptions. */
-  subscriptionsPerSocket: 128,
+  subscriptionsPerSocket: DEFAULTS.subscriptionsPerSocket,
   /** Socket life in ms (or the session's exp, whichever is sooner); then close 1012. */
-  socketLifeMs: 60 * 60_000,
-  /**
-   * Keepalive period in ms on both legs (not a spec number). A leg that gives no pong and no
-   * frame for one whole period after a ping is dead.
-   */
-  pingIntervalMs: 30_000,
+  socketLifeMs: DEFAULTS.socketLifeMs,
+  /** Keepalive period in ms on both legs (not a spec number). */
+  pingIntervalMs: DEFAULTS.socketPingIntervalMs,
   /** Wait in ms for the upstream's connection_ack after it opened (not a spec number); then 1012. */
-  upstreamAckTimeoutMs: 10_000,
+  upstreamAckTimeoutMs: DEFAULTS.upstreamAckTimeoutMs,
 } as const;
 
 /** The fixed ceilings, as numbers a caller may override. */
@@ -50,9 +48,9 @@ export interface RelayOptions {
 
 /** Defaults of the relay options, per SPEC "Options" (the core passes resolved values). */
 export const RELAY_OPTION_DEFAULTS: RelayOptions = {
-  wsMaxSockets: 256,
-  wsPreAuthSockets: 32,
-  wsInitTimeoutMs: 5_000,
+  wsMaxSockets: DEFAULTS.wsMaxSockets,
+  wsPreAuthSockets: DEFAULTS.wsPreAuthSockets,
+  wsInitTimeoutMs: DEFAULTS.wsInitTimeoutMs,
 };
 
 /** Every ceiling the relay reads: the options plus the fixed ceilings. */
