@@ -18,7 +18,13 @@ import type { BackendRpc } from '../backend/rpc.ts';
 import { type Refusal, refusal } from '../http/error_codes.ts';
 import type { Gate, GateVerdict, Session } from './gate.ts';
 import { createMissBudget, type MissBudget } from './miss_budget.ts';
-import { readSessionToken, sessionRequired, type SessionToken } from './session_token.ts';
+import {
+  bearerOf,
+  readSessionToken,
+  sessionRequired,
+  type SessionToken,
+  tokenHash,
+} from './session_token.ts';
 import { tenantKeyOf } from './tenants.ts';
 
 /** What the gate needs besides the configuration. */
@@ -103,10 +109,12 @@ export function createGateOn(config: ResolvedConfig, deps: GateOnDeps): Gate {
   return {
     state: 'on',
     admit(authorization) {
+      // Cache first: an entry never outlives its token's exp and was stored for this issuer.
+      const jwt = bearerOf(authorization);
+      const cached = jwt === null ? undefined : verdicts.get(tokenHash(jwt));
+      if (cached && cached.until > now()) return Promise.resolve(cached.verdict);
       const token = readSessionToken(authorization, issuer, now());
       if ('code' in token) return Promise.resolve({ refused: token });
-      const cached = verdicts.get(token.hash);
-      if (cached && cached.until > now()) return Promise.resolve(cached.verdict);
       let asking = pending.get(token.hash);
       if (!asking) {
         asking = lookup(token).finally(() => pending.delete(token.hash));

@@ -23,6 +23,11 @@ export function sessionRequired(why: string): Refusal {
   return refusal('AuthSessionRequired', why);
 }
 
+/** sha256 of a JWT, hex: the only form in which the gate keeps a token. */
+export function tokenHash(jwt: string): string {
+  return createHash('sha256').update(jwt).digest('hex');
+}
+
 /** The JWT of `Bearer <jwt>` (scheme in any case), or null. */
 export function bearerOf(authorization: string | null): string | null {
   if (authorization === null) return null;
@@ -56,5 +61,5 @@ export function readSessionToken(
   if (claims.iss !== issuer) {
     return sessionRequired('The session token was issued for another project; sign in again');
   }
-  return { jwt, hash: createHash('sha256').update(jwt).digest('hex'), expiresAt };
+  return { jwt, hash: tokenHash(jwt), expiresAt };
 }

@@ -8,11 +8,11 @@
  * - 'relay': messages per second through the WebSocket relay (graphql-ws client → gateway →
  *   sandbox socket), and memory per idle socket (the gateway's RSS from /proc/<pid>/status with N
  *   idle sockets open, minus without).
- * - 'gate': gate on with a cached session (the session module's cache hit path) vs gate off.
  */
 import type { Scenario } from '../scenario.ts';
 import { checksScenario } from './checks.ts';
+import { gateScenario } from './gate.ts';
 import { overheadScenario } from './overhead.ts';
 
 /** Every scenario, in run order. */
-export const SCENARIOS: readonly Scenario[] = [overheadScenario, checksScenario];
+export const SCENARIOS: readonly Scenario[] = [overheadScenario, checksScenario, gateScenario];

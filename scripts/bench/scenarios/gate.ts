@@ -1,0 +1,112 @@
+/**
+ * Scenario 'gate': the session gate's cached path (SPEC "Authentication" 2: the bot set cached
+ * 30 s per token hash) against the gate off, the same document through two Deno hosts
+ * (scripts/bench/gateway_runner.ts, each in its own process), measured in the same run at
+ * concurrency 1 and 32:
+ *
+ * - gate off: allowedBotIds = the sandbox's three bots (a frozen fence, no upstream question),
+ *   resource fence bound, operation allowlist on;
+ * - gate on: a real backend (embedded PostgreSQL behind the PostgREST-compatible test endpoint,
+ *   tests/fixtures/db, in the bench process), one signed-in owner of the three bots, resource
+ *   fence bound, allowlist on (its default), no service-role key (no shared store), every
+ *   request with the same bearer: after the probe, the gate answers from its cache.
+ *
+ * Both gateways thus run the same fences; the gate-on one also reads the token, hashes it,
+ * looks it up, and runs the account checks (steps 14 and 15). The backend calls made during the
+ * run are counted and reported (expected: the probe's one, plus one per 30 s of run).
+ */
+import { WORLD_IDS } from '../../sandbox/mod.ts';
+import { startBackend } from '../../../tests/fixtures/db/backend.ts';
+import { startPostgres } from '../../../tests/fixtures/db/postgres.ts';
+import { benchRequest } from '../document.ts';
+import {
+  type BenchContext,
+  compare,
+  type Comparison,
+  type Measurement,
+  type Scenario,
+  type ScenarioReport,
+  type Target,
+} from '../scenario.ts';
+
+const RUNNER = 'scripts/bench/gateway_runner.ts';
+const BOTS = [WORLD_IDS.bot1, WORLD_IDS.bot2, WORLD_IDS.bot3];
+
+/** Environment shared by both gateways: the same fences and allowlist. */
+const SAME_CHECKS = { SVC_RESOURCE_FENCE: 'bound', SVC_OPERATION_ALLOWLIST: 'on' };
+
+async function run(context: BenchContext): Promise<ScenarioReport> {
+  const { operationName, body } = benchRequest();
+  const cluster = await startPostgres();
+  try {
+    const backend = await startBackend(cluster);
+    try {
+      const owner = await backend.seed.createUser('bench@example.test');
+      const workspace = await backend.seed.createWorkspace('Bench', owner);
+      for (const [i, bot] of BOTS.entries()) {
+        await backend.seed.createBot(workspace, `Bot ${i + 1}`, bot);
+      }
+      const jwt = await backend.rest.mintUserToken(owner, { expSeconds: 3600 });
+      const off = await context.startGateway({
+        kind: 'deno',
+        denoScript: RUNNER,
+        env: { ...SAME_CHECKS, SVC_BENCH_ALLOWED_BOT_IDS: BOTS.join(',') },
+      });
+      const on = await context.startGateway({
+        kind: 'deno',
+        denoScript: RUNNER,
+        env: {
+          ...SAME_CHECKS,
+          CLIENT_BACKEND_URL: backend.rest.url,
+          CLIENT_BACKEND_ANON_KEY: backend.rest.anonKey,
+        },
+      });
+      const targets: Target[] = [
+        { label: 'gate off', url: `${off.url}/svc/graphql`, pid: off.pid },
+        {
+          label: 'gate on (cached)',
+          url: `${on.url}/svc/graphql`,
+          headers: { authorization: `Bearer ${jwt}` },
+          pid: on.pid,
+        },
+      ];
+      const measurements: Measurement[] = [];
+      const comparisons: Comparison[] = [];
+      for (const connections of [1, 32]) {
+        const gateOff = await context.measure(targets[0], body, connections);
+        const gateOn = await context.measure(targets[1], body, connections);
+        measurements.push(gateOff, gateOn);
+        comparisons.push(compare('gate on (cached) / gate off', gateOff, gateOn));
+      }
+      const calls = backend.rest.calls.get('svc_my_bot_ids') ?? 0;
+      const answered = measurements.filter((m) => m.target === targets[1].label)
+        .reduce((sum, m) => sum + m.requests, 0);
+      return {
+        name: 'gate',
+        title: 'The session gate on (cache hits) vs off, same document, same fences, same run',
+        notes: [
+          `document: ${operationName} for bot1 (${body.length} bytes), Deno host`,
+          'both: resource fence bound, allowlist on; off: allowedBotIds = 3 bots; ' +
+          'on: svc_my_bot_ids of a signed-in owner of the 3 bots, no shared store',
+          `backend: embedded PostgreSQL + PostgREST-compatible endpoint; svc_my_bot_ids calls ` +
+          `during the run: ${calls} for ${answered} gate-on answers (probes and warm-up excluded ` +
+          'from the answers)',
+          'cpu: the gateway process of each configuration',
+        ],
+        measurements,
+        comparisons,
+      };
+    } finally {
+      await backend.stop();
+    }
+  } finally {
+    await cluster.stop();
+  }
+}
+
+/** See the module comment. */
+export const gateScenario: Scenario = {
+  name: 'gate',
+  title: 'gate on with a cached session vs gate off, same fences',
+  run,
+};
