@@ -12,7 +12,8 @@ export type FenceAnswer = ReadonlySet<string> | 'any' | 'unavailable';
 
 /** Resolves the deployment's bot set. */
 export interface BotFence {
-  resolve(): Promise<FenceAnswer>;
+  /** The answer; synchronous when one is cached and fresh (or the fence is frozen or off). */
+  resolve(): FenceAnswer | Promise<FenceAnswer>;
 }
 
 /** Builds the gate-off bot fence for this configuration. */
@@ -21,10 +22,10 @@ export function createBotFence(
   fetchImpl: typeof fetch,
   now: () => number = Date.now,
 ): BotFence {
-  if (config.allowedBotIds === 'any') return { resolve: () => Promise.resolve('any') };
+  if (config.allowedBotIds === 'any') return { resolve: () => 'any' };
   if (config.allowedBotIds) {
     const frozen = new Set(config.allowedBotIds);
-    return { resolve: () => Promise.resolve(frozen) };
+    return { resolve: () => frozen };
   }
   return requestTimeFence(config, fetchImpl, now);
 }
@@ -64,13 +65,15 @@ function requestTimeFence(
     return pending;
   };
 
+  const answer = (): FenceAnswer => cached ?? 'unavailable';
   return {
-    async resolve() {
-      if (now() >= nextAskAt) {
-        if (cached) refresh(); // a stale answer is served while one ask refreshes it
-        else await refresh();
+    resolve() {
+      if (now() < nextAskAt) return answer();
+      if (cached) {
+        refresh(); // a stale answer is served while one ask refreshes it
+        return cached;
       }
-      return cached ?? 'unavailable';
+      return refresh().then(answer);
     },
   };
 }

@@ -14,11 +14,23 @@ export interface Step<S> {
   run(state: S): Refusal | null | Promise<Refusal | null>;
 }
 
-/** Runs the steps in order; the first refusal wins. */
-export async function runSteps<S>(steps: readonly Step<S>[], state: S): Promise<Refusal | null> {
-  for (const step of steps) {
-    const refused = await step.run(state);
-    if (refused) return refused;
+/**
+ * Runs the steps in order; the first refusal wins. Synchronous while every
+ * step answers synchronously (the socket relays such a subscribe at once,
+ * without holding the frames behind it); a promise from the first step that
+ * has to wait (a fence lookup, the backend), continuing from there.
+ */
+export function runSteps<S>(
+  steps: readonly Step<S>[],
+  state: S,
+  from = 0,
+): Refusal | null | Promise<Refusal | null> {
+  for (let i = from; i < steps.length; i++) {
+    const result = steps[i].run(state);
+    if (result instanceof Promise) {
+      return result.then((refused) => refused ?? runSteps(steps, state, i + 1));
+    }
+    if (result) return result;
   }
   return null;
 }

@@ -4,27 +4,36 @@
  * passes them.
  */
 import { type Refusal, refusal } from '../http/error_codes.ts';
+import type { FenceAnswer } from './bot_fence.ts';
 import type { Step } from './chain.ts';
 import type { GraphqlState as S } from './graphql_state.ts';
 
 const namesResources = (s: S) => s.analyses.some((a) => a.resources.length > 0);
 
+/** Records the fence answer; 503 ProxyFenceUnavailable when there is none. */
+function settleFence(s: S, answer: FenceAnswer): Refusal | null {
+  s.fence = answer;
+  if (answer !== 'unavailable') return null;
+  return refusal(
+    'ProxyFenceUnavailable',
+    'The proxy cannot tell which bots this deployment may use right now; try again shortly',
+  );
+}
+
 /** Step 18: the caller's bot set, from the session (gate on) or the bot fence. */
 export const fenceResolvable: Step<S> = {
   step: 18,
   check: 'the fence can be resolved when a bot or resource is named',
-  async run(s) {
+  run(s) {
     if (s.bots.size === 0 && !namesResources(s)) return null;
     if (s.session?.botIds) {
       s.fence = s.session.botIds;
       return null;
     }
-    s.fence = await s.core.botFence.resolve();
-    if (s.fence !== 'unavailable') return null;
-    return refusal(
-      'ProxyFenceUnavailable',
-      'The proxy cannot tell which bots this deployment may use right now; try again shortly',
-    );
+    const answer = s.core.botFence.resolve();
+    return answer instanceof Promise
+      ? answer.then((a) => settleFence(s, a))
+      : settleFence(s, answer);
   },
 };
 
@@ -67,22 +76,29 @@ export const botsBelong: Step<S> = {
 export const resourcesBelong: Step<S> = {
   step: 20,
   check: 'every named resource is not known to belong to another bot (strict: and is known)',
-  async run(s) {
+  run(s) {
     if (!namesResources(s)) return null;
     const store = s.core.resourceStore;
-    const ids = store ? s.analyses.flatMap((a) => a.resources.map((r) => r.id)) : [];
-    if (store) await store.lookup(ids);
-    const owners = s.bots.size > 0
-      ? s.bots
-      : s.fence === undefined || s.fence === 'any' || s.fence === 'unavailable'
-      ? null
-      : s.fence;
-    let refused: Refusal | null = null;
-    for (const a of s.analyses) {
-      refused = s.core.resourceFence.check(a.resources, owners);
-      if (refused) break;
-    }
-    store?.named(ids);
-    return refused;
+    if (!store) return checkResources(s);
+    const ids = s.analyses.flatMap((a) => a.resources.map((r) => r.id));
+    return store.lookup(ids).then(() => {
+      const refused = checkResources(s);
+      store.named(ids);
+      return refused;
+    });
   },
 };
+
+/** Step 20's decision over what memory knows (after any store lookup). */
+function checkResources(s: S): Refusal | null {
+  const owners = s.bots.size > 0
+    ? s.bots
+    : s.fence === undefined || s.fence === 'any' || s.fence === 'unavailable'
+    ? null
+    : s.fence;
+  for (const a of s.analyses) {
+    const refused = s.core.resourceFence.check(a.resources, owners);
+    if (refused) return refused;
+  }
+  return null;
+}

@@ -8,7 +8,8 @@
  */
 import { runSteps } from '../admission/chain.ts';
 import type { Session } from '../admission/gate.ts';
-import { newState } from '../admission/graphql_state.ts';
+import { type GraphqlState, newState } from '../admission/graphql_state.ts';
+import type { Refusal } from '../http/error_codes.ts';
 import { SOCKET_STEPS } from '../admission/steps.ts';
 import type { Core } from '../core.ts';
 import { scrubCloseReason, scrubErrors } from '../graphql/mod.ts';
@@ -33,15 +34,27 @@ export async function admitSocketGateOff(core: Core, payload: unknown): Promise<
   return { ok: true, session };
 }
 
-/** Runs the socket chain over one subscribe payload. */
-export async function checkSubscribe(
+/**
+ * Runs the socket chain over one subscribe payload: synchronously when no
+ * step has to wait, so the relay forwards at once (only a pending lookup
+ * holds the frames behind it).
+ */
+export function checkSubscribe(
   core: Core,
   payload: unknown,
   admitted: AdmittedSession,
-): Promise<SubscribeVerdict> {
+): SubscribeVerdict | Promise<SubscribeVerdict> {
   const state = newState(core, null, payload);
   state.session = (admitted as SocketSession).gate ?? null;
-  const refused = await runSteps(SOCKET_STEPS, state);
+  const refused = runSteps(SOCKET_STEPS, state);
+  return refused instanceof Promise
+    ? refused.then((r) => verdictOf(state, r))
+    : verdictOf(state, refused);
+}
+
+/** The relay's verdict for a chain outcome. */
+function verdictOf(state: GraphqlState, refused: Refusal | null): SubscribeVerdict {
+  const core = state.core;
   if (refused) {
     if (refused.code === 'ProxyFenceUnavailable' && core.config.auth.state !== 'on') {
       return { ok: false, closeCode: 1013, reason: 'ProxyFenceUnavailable' };

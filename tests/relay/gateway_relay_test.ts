@@ -87,3 +87,23 @@ for (const kind of HOSTS) {
     });
   });
 }
+
+for (const kind of HOSTS) {
+  Deno.test(`[${kind}] a burst of 100 subscribes is relayed without holding frames (fence cached)`, async () => {
+    await withGateway(kind, {}, async ({ gateway }) => {
+      const c = client(gateway.url);
+      try {
+        await collect(c, BOOKINGS, { botID: WORLD_IDS.bot1 }); // warms the bot fence
+        const results = await Promise.all(
+          Array.from({ length: 100 }, () => collect(c, BOOKINGS, { botID: WORLD_IDS.bot2 })),
+        );
+        assert.equal(
+          results.filter((r) => r.error === undefined && r.events.length === 3).length,
+          100,
+        );
+      } finally {
+        await c.dispose();
+      }
+    });
+  });
+}
