@@ -81,11 +81,13 @@ export const resourcesBelong: Step<S> = {
     const store = s.core.resourceStore;
     if (!store) return checkResources(s);
     const ids = s.analyses.flatMap((a) => a.resources.map((r) => r.id));
-    return store.lookup(ids).then(() => {
+    const decide = () => {
       const refused = checkResources(s);
       store.named(ids);
       return refused;
-    });
+    };
+    const asking = store.lookup(ids);
+    return asking ? asking.then(decide) : decide();
   },
 };
 

@@ -24,8 +24,12 @@ import type { Binding, ResourceFence } from './resource_fence.ts';
 
 /** The store as step 20 and the answer path use it. */
 export interface ResourceStore {
-  /** Before step 20: asks the store about `ids` (lowercase 24-hex) unknown in memory. */
-  lookup(ids: readonly string[]): Promise<void>;
+  /**
+   * Before step 20: asks the store about `ids` (lowercase 24-hex) unknown in memory. Null when
+   * there is nothing to wait for (all known, remembered as unknown, or the store left alone),
+   * so a request that needs no question is decided without waiting.
+   */
+  lookup(ids: readonly string[]): Promise<void> | null;
   /** After step 20: `ids` a caller named; queues the bindings memory holds for them. */
   named(ids: readonly string[]): void;
   /** An answer to a request naming exactly `bot` bound `ids` in memory (fence.learn's result). */
@@ -147,8 +151,8 @@ export function createResourceStore(deps: ResourceStoreDeps): ResourceStore {
   };
 
   return {
-    async lookup(ids) {
-      if (!available()) return;
+    lookup(ids) {
+      if (!available()) return null;
       const t = now();
       const waits: Promise<void>[] = [];
       const wanted: string[] = [];
@@ -166,7 +170,7 @@ export function createResourceStore(deps: ResourceStoreDeps): ResourceStore {
         for (const id of chunk) asking.set(id, call);
         waits.push(call);
       }
-      await Promise.all(waits);
+      return waits.length === 0 ? null : Promise.all(waits).then(() => {});
     },
     named(ids) {
       if (!available()) return;
