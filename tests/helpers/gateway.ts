@@ -5,6 +5,7 @@
  */
 import { createSvcProxy, type Env, type SvcProxyOptions } from '../../mod.ts';
 import { serveDeno } from '../../hosts/deno/server.ts';
+import { startChildProcess } from '../../scripts/host_process.ts';
 
 /** The two hosts every HTTP integration test runs on. */
 export const HOSTS = ['deno', 'node'] as const;
@@ -39,39 +40,10 @@ async function startDeno(options: TestOptions, env: Env): Promise<Gateway> {
 const CHILD = new URL('../node/gateway_child.mjs', import.meta.url).pathname;
 
 async function startNode(options: TestOptions, env: Env): Promise<Gateway> {
-  const child = new Deno.Command('node', {
-    args: [CHILD],
+  const child = await startChildProcess({
+    command: ['node', CHILD],
     env: { SVC_TEST_CONFIG: JSON.stringify({ options: { loopbackOnly: true, ...options }, env }) },
-    clearEnv: true,
-    stdout: 'piped',
-    stderr: 'inherit',
-  }).spawn();
-  const lines: string[] = [];
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  let url: string | null = null;
-  while (url === null) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`node gateway exited before listening:\n${lines.join('\n')}`);
-    buffer += value;
-    const parts = buffer.split('\n');
-    buffer = parts.pop()!;
-    for (const line of parts) {
-      if (line.startsWith('LISTENING ')) url = line.slice('LISTENING '.length);
-      else lines.push(line);
-    }
-  }
-  const drain = (async () => {
-    while (!(await reader.read()).done) { /* keep the pipe empty */ }
-  })();
-  return {
-    kind: 'node',
-    url,
-    lines,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await child.status;
-      await drain.catch(() => {});
-    },
-  };
+    ready: /^LISTENING (\S+)/,
+  });
+  return { kind: 'node', url: child.url, lines: child.lines, stop: () => child.stop() };
 }

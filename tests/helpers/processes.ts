@@ -1,94 +1,10 @@
+/**
+ * Test peers that run beside a host process: a forward HTTP proxy.
+ */
 import { createServer, request } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Buffer } from 'node:buffer';
-/**
- * Runs a host as its own process (the real `deno task serve` entry or the npm
- * bin under Node) and reads its startup lines.
- */
-
-/** A host process: its printed lines, its URL once listening, its exit. */
-export interface HostProcess {
-  lines: string[];
-  url: string | null;
-  /** Resolves with the exit code (after stop() or by itself). */
-  exited: Promise<number>;
-  stop(): Promise<void>;
-}
-
-const ROOT = new URL('../../', import.meta.url).pathname;
-
-/** The command lines of the two host entry points. */
-export const ENTRY = {
-  deno: ['deno', [
-    'run',
-    '--allow-net',
-    '--allow-env',
-    '--allow-read',
-    `${ROOT}hosts/deno/serve.ts`,
-  ]],
-  node: ['node', [`${ROOT}npm/bin/svc-gateway.js`]],
-} as const;
-
-/**
- * Starts `kind`'s entry with exactly `env` (no inherited environment but PATH
- * and HOME) in `cwd`; resolves when it printed `listening on` or exited.
- */
-export async function startHostProcess(
-  kind: keyof typeof ENTRY,
-  env: Record<string, string>,
-  cwd: string = ROOT,
-): Promise<HostProcess> {
-  const [command, args] = ENTRY[kind];
-  const child = new Deno.Command(command, {
-    args: [...args],
-    cwd,
-    env: { PATH: Deno.env.get('PATH') ?? '', HOME: Deno.env.get('HOME') ?? '/root', ...env },
-    clearEnv: true,
-    stdout: 'piped',
-    stderr: 'piped',
-  }).spawn();
-  const lines: string[] = [];
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  let url: string | null = null;
-  while (url === null) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buffer += value;
-    const parts = buffer.split('\n');
-    buffer = parts.pop()!;
-    for (const line of parts) {
-      lines.push(line);
-      const match = line.match(/listening on (http:\/\/\S+)/);
-      if (match) url = match[1];
-    }
-  }
-  const drain = (async () => {
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      lines.push(...value.split('\n').filter((l) => l !== ''));
-    }
-  })();
-  const stderr = child.stderr.pipeTo(new WritableStream());
-  const exited = child.status.then(async (s) => {
-    await drain.catch(() => {});
-    await stderr.catch(() => {});
-    return s.code;
-  });
-  return {
-    lines,
-    url,
-    exited,
-    stop: async () => {
-      try {
-        child.kill('SIGTERM');
-      } catch { /* already gone */ }
-      await exited;
-    },
-  };
-}
 
 /**
  * A forward HTTP proxy on loopback (absolute-form requests and CONNECT
