@@ -27,8 +27,11 @@ export async function startForwardProxy(): Promise<
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
+  const tunnels = new Set<Duplex>();
   server.on('connect', (req, client: Duplex, head: Buffer) => {
     seen.push(`CONNECT ${req.url}`);
+    tunnels.add(client);
+    client.once('close', () => tunnels.delete(client));
     const [host, port] = (req.url ?? '').split(':');
     const tunnel = connect(Number(port), host, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -46,6 +49,7 @@ export async function startForwardProxy(): Promise<
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
+        for (const tunnel of tunnels) tunnel.destroy();
         server.close(() => resolve());
       }),
   };

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { SANDBOX_TOKEN, startSandbox } from '../../scripts/sandbox/mod.ts';
+import { createClient } from 'graphql-ws';
 import { postGraphql } from '../helpers/assertions.ts';
 import { startHostProcess } from '../../scripts/host_process.ts';
 import { startForwardProxy } from '../helpers/processes.ts';
@@ -41,6 +42,26 @@ for (const kind of ['deno', 'node'] as const) {
       // absolute-form (Deno) or a CONNECT tunnel (undici) to the sandbox
       const target = new URL(sandbox.url).host;
       assert.ok(proxy.seen.some((u) => u.includes(target)), proxy.seen.join(', '));
+      // the relay's upstream socket goes through the proxy too (a CONNECT tunnel)
+      const tunnels = proxy.seen.filter((u) => u === `CONNECT ${target}`).length;
+      const client = createClient({
+        url: `${host.url.replace('http', 'ws')}/svc/graphql`,
+        webSocketImpl: WebSocket,
+        retryAttempts: 0,
+      });
+      try {
+        const done = new Promise<unknown>((resolve, reject) => {
+          client.subscribe({ query: '{ currentUser { id } }' }, {
+            next: resolve,
+            error: reject,
+            complete: () => {},
+          });
+        });
+        assert.ok(await done);
+      } finally {
+        await client.dispose();
+      }
+      assert.equal(proxy.seen.filter((u) => u === `CONNECT ${target}`).length, tunnels + 1);
     } finally {
       await host.stop();
       await proxy.close();
