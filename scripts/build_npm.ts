@@ -4,15 +4,7 @@
  * package.json (exports per host, bin `svc-gateway`) and the bin launcher.
  * The sources stay the single truth: npm/ is build output (git-ignored).
  */
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 import denoJson from '../deno.json' with { type: 'json' };
@@ -81,15 +73,29 @@ function pinned(name: string): string {
   const spec = (denoJson.imports as Record<string, string>)[name];
   return spec.slice(spec.lastIndexOf('@') + 1);
 }
-const runtimeDeps = [
-  'graphql',
-  'graphql-ws',
-  'ws',
-  'jose',
-  'lru-cache',
-  'undici',
-  '@supabase/supabase-js',
-];
+/** Every bare package the emitted JavaScript imports (node: built-ins aside): the runtime dependencies. */
+function importedPackages(dir: string): string[] {
+  const names = new Set<string>();
+  for (const path of walkFiles(dir)) {
+    if (!path.endsWith('.js')) continue;
+    for (
+      const m of readFileSync(path, 'utf8').matchAll(/(?:from|import)\s*['"]([^'"./][^'"]*)['"]/g)
+    ) {
+      if (m[1].startsWith('node:')) continue;
+      const parts = m[1].split('/');
+      names.add(m[1].startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]);
+    }
+  }
+  return [...names].sort();
+}
+
+function walkFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? walkFiles(path) : [path];
+  });
+}
+const runtimeDeps = importedPackages(join(out, 'esm'));
 
 mkdirSync(join(out, 'bin'), { recursive: true });
 writeFileSync(
