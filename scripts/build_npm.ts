@@ -64,10 +64,6 @@ if (diagnostics.length > 0) {
   Deno.exit(1);
 }
 
-if (existsSync(join(root, 'data'))) {
-  cpSync(join(root, 'data'), join(out, 'esm/data'), { recursive: true });
-}
-
 /** Pinned versions of the runtime dependencies, read from deno.json's import map. */
 function pinned(name: string): string {
   const spec = (denoJson.imports as Record<string, string>)[name];
