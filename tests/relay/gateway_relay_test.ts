@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { type Client, createClient } from 'graphql-ws';
-import { SANDBOX_TOKEN, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
+import { SANDBOX_TOKEN, subgraphSentence, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
+import { assertRefusal, postGraphql } from '../helpers/assertions.ts';
 import { HOSTS } from '../helpers/gateway.ts';
 import { withGateway } from '../helpers/setup.ts';
 
@@ -105,5 +106,37 @@ for (const kind of HOSTS) {
         await c.dispose();
       }
     });
+  });
+}
+
+for (const kind of HOSTS) {
+  Deno.test(`[${kind}] upstream error frames get the sentence rewriting; a one-bot subscription teaches the fence`, async () => {
+    await withGateway(
+      kind,
+      { env: { SVC_RESOURCE_FENCE: 'bound' } },
+      async ({ sandbox, gateway }) => {
+        const c = client(gateway.url);
+        try {
+          const taught = await collect(c, BOOKINGS, { botID: WORLD_IDS.bot1 });
+          const bookingId =
+            (taught.events[0] as { data: { bookingAdded: { id: string } } }).data.bookingAdded.id;
+          assert.match(bookingId, /^[0-9a-f]{24}$/);
+          const flow =
+            'query F($botID: BotID!, $flowID: FlowID!) { bot(id: $botID) { flow(flowID: $flowID) { id } } }';
+          const res = await postGraphql(gateway.url, {
+            query: flow,
+            variables: { botID: WORLD_IDS.bot2, flowID: bookingId },
+          });
+          await assertRefusal(res, 403, 'ResourceNotAllowed');
+          sandbox.switches.errors = { errors: [{ message: subgraphSentence('bookings') }] };
+          const failed = await collect(c, BOOKINGS, { botID: WORLD_IDS.bot1 });
+          const errors = failed.error as { message: string; extensions?: { code?: string } }[];
+          assert.equal(errors[0].message, 'The upstream service rejected the request.');
+          assert.equal(errors[0].extensions?.code, 'UpstreamServiceError');
+        } finally {
+          await c.dispose();
+        }
+      },
+    );
   });
 }
