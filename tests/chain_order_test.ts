@@ -50,3 +50,8 @@ Deno.test('the socket chain: tenant budget, payload shape, extensions, then regi
     20,
   ]);
 });
+
+Deno.test('an upload reuses the chain rows it has: gate, token, tenant, then its two, then the bot fence', async () => {
+  const { UPLOAD_STEPS } = await import('../src/admission/steps.ts');
+  assert.deepEqual(UPLOAD_STEPS.map((s) => s.step), [2, 3, 4, 13, 17, 18, 19]);
+});

@@ -12,6 +12,7 @@ import * as d from './document_steps.ts';
 import * as f from './fence_steps.ts';
 import type { GraphqlState } from './graphql_state.ts';
 import * as r from './request_steps.ts';
+import * as u from './upload_steps.ts';
 
 /** Steps 12 to 20, shared by both tables. */
 const DOCUMENT_AND_FENCE: readonly Step<GraphqlState>[] = [
@@ -50,4 +51,18 @@ export const SOCKET_STEPS: readonly Step<GraphqlState>[] = [
   d.registry, // 10
   d.analysis, // 11
   ...DOCUMENT_AND_FENCE,
+];
+
+/**
+ * POST /svc/api/filestorage/upload/...: the same rows where an upload has
+ * them (its botID fenced like a GraphQL bot), before any byte is forwarded.
+ */
+export const UPLOAD_STEPS: readonly Step<GraphqlState>[] = [
+  r.gate, // 2
+  r.token, // 3
+  r.tenantBudget, // 4
+  u.accountUpload, // 13: useraccount with the gate on
+  u.uploadBot, // 17: exactly one botID
+  f.fenceResolvable, // 18
+  f.botsBelong, // 19
 ];
