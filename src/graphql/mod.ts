@@ -56,13 +56,6 @@ export {
   registryKey,
   type RegistryRecord,
 } from './registry.ts';
-export {
-  errorCodes,
-  mentionsSubgraph,
-  scrubAnswerBytes,
-  scrubAnswerText,
-  scrubCloseReason,
-  scrubErrors,
-} from './scrub.ts';
+export { errorCodes, scrubAnswerText, scrubCloseReason, scrubErrors } from './scrub.ts';
 export { idsInAnswer, MAX_IDS_LEARNED_PER_ANSWER } from './learn.ts';
 export { ANALYSIS_LIMITS, type AnalysisLimits } from './lists.ts';

@@ -14,7 +14,6 @@
 import { UPSTREAM_MESSAGE_SCRUB } from './lists.ts';
 
 const { trigger, replacementMessage, replacementCode } = UPSTREAM_MESSAGE_SCRUB;
-const TRIGGER_BYTES = new TextEncoder().encode(trigger);
 
 type Obj = Record<string, unknown>;
 
@@ -131,33 +130,6 @@ export function scrubAnswerText(text: string): string {
   }
   const out = scrubErrors(parsed);
   return out === parsed ? text : JSON.stringify(out);
-}
-
-/** Whether `bytes` contain the trigger (a byte search, no decoding). */
-export function mentionsSubgraph(bytes: Uint8Array): boolean {
-  const first = TRIGGER_BYTES[0];
-  const n = TRIGGER_BYTES.length;
-  for (
-    let i = bytes.indexOf(first);
-    i !== -1 && i <= bytes.length - n;
-    i = bytes.indexOf(first, i + 1)
-  ) {
-    let j = 1;
-    while (j < n && bytes[i + j] === TRIGGER_BYTES[j]) j++;
-    if (j === n) return true;
-  }
-  return false;
-}
-
-/**
- * {@link scrubAnswerText} over UTF-8 bytes: the same array back unless the bytes contain
- * `ubgraph` and the rewrite changed something.
- */
-export function scrubAnswerBytes(bytes: Uint8Array): Uint8Array {
-  if (!mentionsSubgraph(bytes)) return bytes;
-  const text = new TextDecoder().decode(bytes);
-  const out = scrubAnswerText(text);
-  return out === text ? bytes : new TextEncoder().encode(out);
 }
 
 /** A WebSocket close reason naming an internal service becomes the replacement sentence. */

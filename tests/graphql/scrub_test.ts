@@ -5,8 +5,6 @@
 import assert from 'node:assert/strict';
 import {
   errorCodes,
-  mentionsSubgraph,
-  scrubAnswerBytes,
   scrubAnswerText,
   scrubCloseReason,
   scrubErrors,
@@ -132,19 +130,6 @@ Deno.test('scrub text: untouched without the trigger, rewritten with it, non-JSO
   const dataOnly = '{"data":{"note":"my subgraph notes"}}';
   assert.equal(scrubAnswerText(dataOnly), dataOnly, 'data mentioning the word is not an error');
   assert.equal(scrubAnswerText('<html>Subgraph</html>'), '<html>Subgraph</html>');
-});
-
-Deno.test('scrub bytes: a byte search first, the same array back when clean', () => {
-  const enc = new TextEncoder();
-  const clean = enc.encode('{"data":{"ubgrap":1,"u":"bgraph"}}');
-  assert.equal(mentionsSubgraph(clean), false);
-  assert.equal(scrubAnswerBytes(clean), clean);
-  const dirty = enc.encode(JSON.stringify({ errors: [{ message: LEAK }] }));
-  assert.equal(mentionsSubgraph(dirty), true);
-  const out = JSON.parse(new TextDecoder().decode(scrubAnswerBytes(dirty)));
-  assert.equal(out.errors[0].message, SAFE);
-  assert.equal(mentionsSubgraph(enc.encode('ubgraph')), true);
-  assert.equal(mentionsSubgraph(enc.encode('')), false);
 });
 
 Deno.test('scrub close reason', () => {
