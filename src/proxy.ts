@@ -16,7 +16,7 @@ import type { Core } from './core.ts';
 import { buildRegistry, resolveAllowlist } from './graphql/mod.ts';
 import { refusal } from './http/error_codes.ts';
 import { checkHost, checkOrigin, corsHeaders, PREFLIGHT_HEADERS } from './http/host_origin.ts';
-import { healthResponse, jsonResponse, plainResponse, refusalResponse } from './http/responses.ts';
+import { healthResponse, plainResponse, refusalResponse } from './http/responses.ts';
 import { applySecurityHeaders } from './http/security_headers.ts';
 import { handleGraphql } from './routes/graphql.ts';
 import { handleRest } from './routes/rest.ts';
@@ -161,4 +161,3 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
   };
 }
 
-export { jsonResponse };
