@@ -160,4 +160,3 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
     },
   };
 }
-
