@@ -1,12 +1,24 @@
 /**
- * Scenario 'relay': the WebSocket relay against the upstream socket directly,
- * in one run. Operations per second and latency over one open socket (each
- * operation: subscribe, next, complete) at 1 and 16 in flight, directly to the
- * sandbox and through each host; then memory per idle socket: the gateway
- * process's resident memory with N acknowledged idle sockets open, minus
- * before, over N (each browser socket also holds its upstream leg).
+ * Scenario 'relay': the WebSocket relay (WS /svc/graphql → {upstream}/graphql, both hosts)
+ * against the upstream's socket directly, in one run, with the real graphql-ws client:
+ *
+ * 1. round trips: a query sent as a subscribe over open sockets (next + complete back: three
+ *    relayed frames an operation), 1 socket × 1 in flight, 1 × 16 and 16 sockets × 1:
+ *    operations/s, p50/p99 latency, the server process's CPU per operation;
+ * 2. streaming: `bookingAdded` subscriptions for bot1 streaming as fast as the sandbox emits
+ *    (tick 0 ms, a count no run reaches), 1 socket × 1 stream and 16 sockets × 8 streams:
+ *    events/s received and CPU per event;
+ * 3. memory per idle socket (measured first, on fresh processes): the process's resident memory
+ *    before and after opening 1000 acknowledged idle sockets (after 100 already open), over 1000.
+ *
+ * Speed is reported as relay/direct ratios and added latency, never asserted. The scenario runs
+ * its own sandbox process (scripts/sandbox/main.ts with SANDBOX_STREAM_COUNT and
+ * SANDBOX_STREAM_TICK_MS: a separate process cannot have its switches flipped) and points both
+ * gateways at it, with the socket ceilings lifted (RELAY_ENV).
  */
-import { residentBytes } from '../proc.ts';
+import { type ChildProcess, denoRun, startChildProcess } from '../../host_process.ts';
+import { WORLD_IDS } from '../../sandbox/mod.ts';
+import { idleSocketMemory } from '../idle_sockets.ts';
 import {
   type BenchContext,
   compare,
@@ -15,77 +27,167 @@ import {
   type Scenario,
   type ScenarioReport,
 } from '../scenario.ts';
-import { openIdleSockets, runSocketLoad } from '../socket_load.ts';
+import { runSocketLoad, type SocketTarget } from '../socket_load.ts';
+import { runStreamLoad } from '../stream_load.ts';
 
-/** Operations in flight over the one socket. */
-export const RELAY_IN_FLIGHT = [1, 16] as const;
-/** Idle sockets opened for the memory figure. */
-export const IDLE_SOCKETS = 200;
+/** Round-trip shapes: sockets open, operations in flight on each. */
+export const ROUND_TRIP_SHAPES = [
+  { sockets: 1, inFlight: 1 },
+  { sockets: 1, inFlight: 16 },
+  { sockets: 16, inFlight: 1 },
+] as const;
 
-/** Lifts the socket ceilings so the memory figure can open IDLE_SOCKETS at once. */
-const RELAY_ENV = {
+/** Streaming shapes: sockets open, subscriptions streaming on each. */
+export const STREAM_SHAPES = [
+  { sockets: 1, streams: 1 },
+  { sockets: 16, streams: 8 },
+] as const;
+
+/**
+ * Idle sockets opened between the two memory readings (`count`), and those open before the first
+ * (`warm`). RSS grows in heap-sized steps, so 200 sockets gave figures two to four times apart
+ * from one run to the next; 1000 after 100 stay within about 10% (about 2 s a target).
+ */
+export const IDLE_SOCKETS = { warm: 100, count: 1000, settleMs: 500 } as const;
+
+/**
+ * Gateway environment: lifts the socket ceilings (WS_MAX_SOCKETS 256, WS_PRE_AUTH_SOCKETS 32,
+ * TENANT_MAX_SOCKETS 8 by default) so 16 load sockets and 1100 idle ones are all admitted.
+ */
+export const RELAY_ENV: Readonly<Record<string, string>> = {
   WS_MAX_SOCKETS: '100000',
   WS_PRE_AUTH_SOCKETS: '100000',
   TENANT_MAX_SOCKETS: '100000',
 };
 
-const QUERY = { query: 'query RelayBench { currentUser { id } }' };
+/** The sandbox's subscription streams: an event every tick (0 ms), more than any run takes. */
+const SANDBOX_STREAM_ENV = { SANDBOX_STREAM_COUNT: '1000000000', SANDBOX_STREAM_TICK_MS: '0' };
 
-async function run(context: BenchContext): Promise<ScenarioReport> {
-  const deno = await context.startGateway({ kind: 'deno', env: RELAY_ENV });
-  const node = await context.startGateway({ kind: 'node', env: RELAY_ENV });
-  const ws = (url: string) => url.replace(/^http/, 'ws');
-  const targets = [
-    {
-      label: 'direct',
-      url: `${ws(context.sandbox.url)}/graphql`,
-      initPayload: { authToken: `Bearer ${context.token}` },
-      pid: context.sandbox.pid,
-    },
-    { label: 'deno', url: `${ws(deno.url)}/svc/graphql`, initPayload: {}, pid: deno.pid },
-    { label: 'node', url: `${ws(node.url)}/svc/graphql`, initPayload: {}, pid: node.pid },
-  ];
-  const { durationS, warmupS } = context.settings;
+const QUERY = { query: 'query RelayBench { currentUser { id } }' };
+const SUBSCRIPTION = {
+  query: 'subscription RelayBenchStream($botID: BotID!) { bookingAdded(botID: $botID) { id } }',
+  variables: { botID: WORLD_IDS.bot1 },
+};
+
+/** The scenario's own sandbox process (streams configured by environment). */
+function startStreamingSandbox(): Promise<ChildProcess> {
+  return startChildProcess({
+    command: denoRun('scripts/sandbox/main.ts'),
+    env: { PORT: '0', HOST: '127.0.0.1', ...SANDBOX_STREAM_ENV },
+    ready: /^(http:\/\/\S+)$/,
+  });
+}
+
+const wsUrl = (url: string) => url.replace(/^http/, 'ws');
+
+/** Runs `measure` on every target for one shape; relay/direct comparisons (direct is first). */
+async function row(
+  targets: SocketTarget[],
+  what: string,
+  measure: (target: SocketTarget) => Promise<Measurement>,
+): Promise<{ measurements: Measurement[]; comparisons: Comparison[] }> {
   const measurements: Measurement[] = [];
-  const comparisons: Comparison[] = [];
-  for (const inFlight of RELAY_IN_FLIGHT) {
-    const row: Measurement[] = [];
-    for (const t of targets) {
-      row.push(await runSocketLoad({ ...t, payload: QUERY, inFlight }, durationS, warmupS));
-    }
-    measurements.push(...row);
-    for (const subject of row.slice(1)) {
-      comparisons.push(compare(`${subject.target} relay / direct`, row[0], subject));
-    }
-  }
-  const memory: string[] = [];
+  for (const target of targets) measurements.push(await measure(target));
+  const comparisons = measurements.slice(1).map((subject, i) =>
+    compare(`${targets[i + 1].label} relay / direct, ${what}`, measurements[0], subject)
+  );
+  return { measurements, comparisons };
+}
+
+/** The memory lines of the notes, one a target, with each gateway's ratio to direct. */
+async function memoryNotes(targets: SocketTarget[]): Promise<string[]> {
+  const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+  const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  const lines: string[] = [];
+  let direct = NaN;
   for (const t of targets) {
-    const before = await residentBytes(t.pid);
-    const close = await openIdleSockets(t.url, t.initPayload, IDLE_SOCKETS);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const after = await residentBytes(t.pid);
-    await close();
-    const perSocket = (after - before) / IDLE_SOCKETS / 1024;
-    memory.push(
-      `memory per idle socket, ${t.label}: ${perSocket.toFixed(1)} KiB (${IDLE_SOCKETS} sockets)`,
+    const m = await idleSocketMemory({
+      ...IDLE_SOCKETS,
+      url: t.url,
+      initPayload: t.initPayload,
+      pid: t.pid,
+    });
+    if (t.label === 'direct') direct = m.perSocketBytes;
+    const ratio = t.label === 'direct' ? '' : `, ${(m.perSocketBytes / direct).toFixed(1)}x direct`;
+    lines.push(
+      `memory per idle socket, ${t.label}: ${kib(m.perSocketBytes)} (RSS ${mib(m.beforeBytes)} ` +
+        `-> ${mib(m.afterBytes)} over ${m.count} sockets${ratio})`,
     );
   }
-  return {
-    name: 'relay',
-    title: 'The WebSocket relay against the upstream socket directly (both hosts)',
-    notes: [
-      'operation: subscribe { currentUser { id } } over one open graphql-ws socket; next + complete back',
-      "'requests' are operations (3 relayed frames each); 'conc' is operations in flight on the socket",
-      ...memory,
-    ],
-    measurements,
-    comparisons,
-  };
+  return lines;
+}
+
+async function run(context: BenchContext): Promise<ScenarioReport> {
+  const sandbox = await startStreamingSandbox();
+  try {
+    const env = { ...RELAY_ENV, SVC_API_BASE: sandbox.url };
+    const deno = await context.startGateway({ kind: 'deno', env });
+    const node = await context.startGateway({ kind: 'node', env });
+    const targets: SocketTarget[] = [
+      {
+        label: 'direct',
+        url: `${wsUrl(sandbox.url)}/graphql`,
+        initPayload: { authToken: `Bearer ${context.token}` },
+        pid: sandbox.pid,
+      },
+      { label: 'deno', url: `${wsUrl(deno.url)}/svc/graphql`, initPayload: {}, pid: deno.pid },
+      { label: 'node', url: `${wsUrl(node.url)}/svc/graphql`, initPayload: {}, pid: node.pid },
+    ];
+    // Memory first, while no load has grown (or left garbage in) any heap.
+    const memory = await memoryNotes(targets);
+    const { durationS, warmupS } = context.settings;
+    const measurements: Measurement[] = [];
+    const comparisons: Comparison[] = [];
+    for (const { sockets, inFlight } of ROUND_TRIP_SHAPES) {
+      const shape = `${sockets}x${inFlight}`;
+      const done = await row(targets, `round trips ${shape}`, (t) =>
+        runSocketLoad(
+          { ...t, label: `${t.label} ${shape}`, payload: QUERY, sockets, inFlight },
+          durationS,
+          warmupS,
+        ));
+      measurements.push(...done.measurements);
+      comparisons.push(...done.comparisons);
+    }
+    for (const { sockets, streams } of STREAM_SHAPES) {
+      const shape = `${sockets}x${streams}`;
+      const done = await row(targets, `stream ${shape}`, (t) =>
+        runStreamLoad(
+          { ...t, label: `${t.label} stream ${shape}`, payload: SUBSCRIPTION, sockets, streams },
+          durationS,
+          warmupS,
+        ));
+      measurements.push(...done.measurements);
+      comparisons.push(...done.comparisons);
+    }
+    return {
+      name: 'relay',
+      title: 'The WebSocket relay against the upstream socket directly (both hosts)',
+      notes: [
+        "round trips ('<target> SxN': S sockets, N operations in flight on each): subscribe " +
+        '{ currentUser { id } } and its next + complete (3 relayed frames); requests = operations',
+        "streams ('<target> stream SxN': S sockets, N subscriptions on each): bookingAdded(bot1) " +
+        'streamed at tick 0 ms; requests = events received, no latency (events carry no send time)',
+        'one stream is paced by the sandbox timer (about 2 ms an event): 1x1 shows the relay keeps ' +
+        'pace; 16x8 saturates the machine (sandbox, gateway and this client share the cpus), so a ' +
+        "ratio near 1 says the relay keeps up with the upstream, and a gateway's cpu ms/req is the " +
+        'CPU the relay spends per event',
+        'memory: resident memory (VmRSS) of fresh processes, before any load; a gateway holds two ' +
+        'sockets per browser socket (the browser one and its upstream leg)',
+        'cpu: the measured server process (sandbox for direct, the gateway process otherwise)',
+        ...memory,
+      ],
+      measurements,
+      comparisons,
+    };
+  } finally {
+    await sandbox.stop();
+  }
 }
 
 /** See the module comment. */
 export const relayScenario: Scenario = {
   name: 'relay',
-  title: 'relay operations/s and latency vs direct, memory per idle socket',
+  title: 'relay round trips, streamed events/s and memory per idle socket vs direct',
   run,
 };

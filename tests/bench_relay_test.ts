@@ -1,0 +1,143 @@
+/**
+ * The relay scenario's load pieces (scripts/bench/socket_load.ts, stream_load.ts,
+ * idle_sockets.ts) driven for real against the in-process sandbox with the graphql-ws client.
+ * Figures are never asserted against a speed: only counts, shapes and consistency.
+ */
+import assert from 'node:assert/strict';
+import { idleSocketMemory, openIdleSockets } from '../scripts/bench/idle_sockets.ts';
+import { runSocketLoad } from '../scripts/bench/socket_load.ts';
+import { runStreamLoad } from '../scripts/bench/stream_load.ts';
+import { type Sandbox, SANDBOX_TOKEN, startSandbox, WORLD_IDS } from '../scripts/sandbox/mod.ts';
+
+async function withSandbox(run: (sb: Sandbox) => Promise<void>) {
+  const sb = await startSandbox();
+  try {
+    await run(sb);
+  } finally {
+    await sb.close();
+  }
+}
+
+const target = (sb: Sandbox, label: string) => ({
+  label,
+  url: sb.wsUrl,
+  initPayload: { authToken: `Bearer ${SANDBOX_TOKEN}` },
+  pid: Deno.pid,
+});
+
+Deno.test('runSocketLoad: operations over S sockets x N in flight, latencies of each', async () => {
+  await withSandbox(async (sb) => {
+    const m = await runSocketLoad(
+      {
+        ...target(sb, 'direct 2x3'),
+        payload: { query: '{ currentUser { id } }' },
+        sockets: 2,
+        inFlight: 3,
+      },
+      0.3,
+      0.05,
+    );
+    assert.equal(m.target, 'direct 2x3');
+    assert.equal(m.connections, 6);
+    assert.equal(m.errors, 0);
+    assert.ok(m.requests > 0);
+    assert.ok(m.p50Ms > 0 && m.p50Ms <= m.p99Ms);
+    assert.ok(Math.abs(m.rps - m.requests / m.durationS) < 1e-6);
+    const sockets = sb.sockets.filter((s) => s.authorized);
+    assert.equal(sockets.length, 2, 'one socket per client');
+    const subscribes = sockets.reduce((n, s) => n + s.subscribes.length, 0);
+    assert.ok(subscribes >= m.requests + 2, 'every measured operation reached the upstream');
+    await sb.waitFor(() => sb.sockets.every((s) => s.closed !== null), 'sockets closed');
+  });
+});
+
+Deno.test('runSocketLoad: a refused socket fails the run before anything is measured', async () => {
+  await withSandbox(async (sb) => {
+    await assert.rejects(() =>
+      runSocketLoad(
+        {
+          ...target(sb, 'x'),
+          initPayload: {},
+          payload: { query: '{ __typename }' },
+          sockets: 1,
+          inFlight: 1,
+        },
+        0.1,
+        0,
+      )
+    );
+  });
+});
+
+Deno.test('runStreamLoad: events of S sockets x N streams counted, streams outlast the run', async () => {
+  await withSandbox(async (sb) => {
+    sb.switches.stream = { count: 1_000_000, tickMs: 0, complete: true };
+    const m = await runStreamLoad(
+      {
+        ...target(sb, 'direct stream 2x2'),
+        payload: {
+          query: 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }',
+          variables: { botID: WORLD_IDS.bot1 },
+        },
+        sockets: 2,
+        streams: 2,
+      },
+      0.3,
+      0.05,
+    );
+    assert.equal(m.connections, 4);
+    assert.equal(m.errors, 0);
+    assert.ok(m.requests > 0);
+    assert.ok(Number.isNaN(m.p50Ms), 'no latency for streamed events');
+    const subscribes = sb.sockets.reduce((n, s) => n + s.subscribes.length, 0);
+    assert.equal(subscribes, 4);
+    await sb.waitFor(() => sb.sockets.every((s) => s.closed !== null), 'sockets closed');
+  });
+});
+
+Deno.test('runStreamLoad: a stream that ends during the run counts as an error', async () => {
+  await withSandbox(async (sb) => {
+    sb.switches.stream = { count: 2, tickMs: 20, complete: true };
+    const m = await runStreamLoad(
+      {
+        ...target(sb, 'short'),
+        payload: {
+          query: 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }',
+          variables: { botID: WORLD_IDS.bot1 },
+        },
+        sockets: 1,
+        streams: 1,
+      },
+      0.1,
+      0,
+    );
+    assert.equal(m.errors, 1);
+  });
+});
+
+Deno.test('idleSocketMemory: acknowledged idle sockets held between two readings', async () => {
+  await withSandbox(async (sb) => {
+    const m = await idleSocketMemory({
+      url: sb.wsUrl,
+      initPayload: { authToken: `Bearer ${SANDBOX_TOKEN}` },
+      pid: Deno.pid,
+      warm: 3,
+      count: 20,
+      settleMs: 0,
+    });
+    assert.equal(m.count, 20);
+    assert.ok(m.beforeBytes > 0 && m.afterBytes > 0);
+    assert.equal(m.perSocketBytes, (m.afterBytes - m.beforeBytes) / 20);
+    const acked = sb.sockets.filter((s) => s.authorized === true);
+    assert.equal(acked.length, 23);
+    assert.ok(acked.every((s) => s.subscribes.length === 0), 'idle: no subscription');
+    await sb.waitFor(() => sb.sockets.every((s) => s.closed !== null), 'sockets closed');
+  });
+});
+
+Deno.test('openIdleSockets: a socket closed before its ack throws, after closing the rest', async () => {
+  await withSandbox(async (sb) => {
+    await assert.rejects(() => openIdleSockets(sb.wsUrl, { authToken: 'Bearer wrong' }, 3), /4403/);
+    await sb.waitFor(() => sb.sockets.every((s) => s.closed !== null), 'sockets closed');
+  });
+});
