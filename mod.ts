@@ -7,7 +7,19 @@
  */
 export { createSvcProxy } from './src/proxy.ts';
 export type { ConnInfo, SvcProxy, UpgradeDecision } from './src/proxy.ts';
-export type { AuthOptions, Env, FenceOptions, SvcProxyOptions } from './src/config/options.ts';
+export type {
+  AdminThrottleOptions,
+  AuthOptions,
+  Env,
+  FenceOptions,
+  SvcProxyOptions,
+} from './src/config/options.ts';
+/** Request and response shapes of /svc/admin (type-only). */
+export type * from './src/routes/admin/types.ts';
+/** Answer shapes of /svc/auth: provision, bots, recovery-link (type-only). */
+export type * from './src/routes/auth/types.ts';
+/** The publish queue's shapes: Post, PostInput, PostStatus, ... (type-only). */
+export type * from './src/routes/publishing/types.ts';
 export type { ResolvedConfig } from './src/config/resolved.ts';
 export { ERROR_STATUS } from './src/http/error_codes.ts';
 export type { ErrorCode, Refusal } from './src/http/error_codes.ts';

@@ -1,10 +1,19 @@
 /**
  * `deno task build:npm`: emits the npm package into npm/ with the TypeScript
  * compiler (ESM + .d.ts, relative `.ts` imports rewritten to `.js`), writes its
- * package.json (exports per host, bin `svc-gateway`) and the bin launcher.
+ * package.json (the exports map from EXPORTS, bin `svc-gateway`), the bin
+ * launcher and the package's README (from hosts/PACKAGE_README.md).
  * The sources stay the single truth: npm/ is build output (git-ignored).
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 import denoJson from '../deno.json' with { type: 'json' };
@@ -12,21 +21,30 @@ import denoJson from '../deno.json' with { type: 'json' };
 const root = join(dirname(new URL(import.meta.url).pathname), '..');
 const out = join(root, 'npm');
 
-/** Every .ts file under `dir` (tests excluded). */
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return tsFiles(path);
-    return name.endsWith('.ts') && !name.endsWith('_test.ts') ? [path] : [];
-  });
-}
+/**
+ * The package's exports map, one row per entry: subpath to its source module. Each becomes
+ * `{ types, default }` pointing at the emitted .d.ts and .js. Nothing Deno-only may be reachable
+ * from an entry (the TypeScript check below fails on `Deno.*`). Add a row to add an entry.
+ */
+const EXPORTS: Record<string, string> = {
+  '.': 'mod.ts',
+  './node': 'hosts/node/mod.ts',
+  './vite': 'hosts/vite/mod.ts',
+  './vercel': 'hosts/vercel/mod.ts',
+  './client': 'src/client/mod.ts',
+};
+/** The bin: name to source module (the launcher imports its emitted .js). */
+const BINS: Record<string, string> = { 'svc-gateway': 'hosts/node/main.ts' };
+/** Packages the app brings itself (loaded at run time only where that host runs). */
+const PEERS: Record<string, string> = { vite: '>=7' };
+/** The package's README, a source file of the repository. */
+const README = 'hosts/PACKAGE_README.md';
 
-const entryFiles = [
-  join(root, 'mod.ts'),
-  join(root, 'hosts/env.ts'),
-  ...tsFiles(join(root, 'src')),
-  ...tsFiles(join(root, 'hosts/node')),
-];
+const emittedJs = (source: string) => `./esm/${source.replace(/\.ts$/, '.js')}`;
+const emittedTypes = (source: string) => `./esm/${source.replace(/\.ts$/, '.d.ts')}`;
+
+/** The entries and bins; the compiler follows their imports to everything else. */
+const entryFiles = [...Object.values(EXPORTS), ...Object.values(BINS)].map((f) => join(root, f));
 
 const options: ts.CompilerOptions = {
   // ESNext emit whatever the source folder's package scope says (there is no package.json at the root)
@@ -74,9 +92,9 @@ function importedPackages(dir: string): string[] {
   const names = new Set<string>();
   for (const path of walkFiles(dir)) {
     if (!path.endsWith('.js')) continue;
-    for (
-      const m of readFileSync(path, 'utf8').matchAll(/(?:from|import)\s*['"]([^'"./][^'"]*)['"]/g)
-    ) {
+    // statements only (line-anchored: the emitter writes each on one line), never doc comments
+    const statements = /^(?:import|export)\b[^\n]*?(?:from\s*|import\s*)['"]([^'"./][^'"]*)['"]/gm;
+    for (const m of readFileSync(path, 'utf8').matchAll(statements)) {
       if (m[1].startsWith('node:')) continue;
       const parts = m[1].split('/');
       names.add(m[1].startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]);
@@ -94,11 +112,14 @@ function walkFiles(dir: string): string[] {
 const runtimeDeps = importedPackages(join(out, 'esm'));
 
 mkdirSync(join(out, 'bin'), { recursive: true });
-writeFileSync(
-  join(out, 'bin/svc-gateway.js'),
-  "#!/usr/bin/env node\nimport '../esm/hosts/node/main.js';\n",
-  { mode: 0o755 },
-);
+for (const [name, source] of Object.entries(BINS)) {
+  writeFileSync(
+    join(out, `bin/${name}.js`),
+    `#!/usr/bin/env node\nimport '.${emittedJs(source)}';\n`,
+    { mode: 0o755 },
+  );
+}
+copyFileSync(join(root, README), join(out, 'README.md'));
 const pkg = {
   name: 'svc-gateway',
   version: '0.1.0',
@@ -106,12 +127,19 @@ const pkg = {
   type: 'module',
   license: 'UNLICENSED',
   engines: { node: '>=20.18.1' },
-  bin: { 'svc-gateway': './bin/svc-gateway.js' },
-  exports: {
-    '.': { types: './esm/mod.d.ts', default: './esm/mod.js' },
-    './node': { types: './esm/hosts/node/server.d.ts', default: './esm/hosts/node/server.js' },
-  },
+  bin: Object.fromEntries(Object.keys(BINS).map((name) => [name, `./bin/${name}.js`])),
+  exports: Object.fromEntries(
+    Object.entries(EXPORTS).map((
+      [subpath, source],
+    ) => [subpath, { types: emittedTypes(source), default: emittedJs(source) }]),
+  ),
+  files: ['esm', 'bin', 'README.md'],
   dependencies: Object.fromEntries(runtimeDeps.map((d) => [d, pinned(d)])),
+  peerDependencies: PEERS,
+  peerDependenciesMeta: Object.fromEntries(
+    Object.keys(PEERS).map((name) => [name, { optional: true }]),
+  ),
 };
 writeFileSync(join(out, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
-console.log(`build:npm: ${entryFiles.length} sources emitted to ${relative(root, out)}/`);
+const emittedCount = walkFiles(join(out, 'esm')).filter((f) => f.endsWith('.js')).length;
+console.log(`build:npm: ${emittedCount} modules emitted to ${relative(root, out)}/`);

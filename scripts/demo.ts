@@ -4,7 +4,9 @@
  * Deno host `hosts/deno/serve.ts`, the Node host from the built npm package), each with
  * SVC_TOKEN=<sandbox token>, SVC_API_BASE=<sandbox url>, HOST=127.0.0.1 and PORT 8787 / 8788 (a
  * free port when those are taken). Prints each host's startup lines, sends real app documents
- * and three refusals through each host (scripts/demo/traffic.ts), then keeps serving and prints
+ * and three refusals through each host (scripts/demo/traffic.ts), an operator reading the admin
+ * panel, then a sign-up on a gate-on gateway per host (scripts/demo/signup.ts: sign in,
+ * provision, create and rename a bot, query it through the gate), then keeps serving and prints
  * curl lines until Ctrl-C.
  *
  * `--once`: free ports, exit after the traffic: 0 when every answer was the expected one, else 1.
@@ -20,6 +22,10 @@ import {
 } from './host_process.ts';
 import { appOperation, demoCalls, type DemoResult, FOREIGN_BOT, sendCall } from './demo/traffic.ts';
 import { type Sandbox, SANDBOX_TOKEN, startSandbox, WORLD_IDS } from './sandbox/mod.ts';
+import { adminDemo, demoAdminPassword } from './demo/admin.ts';
+import { signupDemo } from './demo/signup.ts';
+
+const ADMIN = demoAdminPassword(Deno.env.toObject());
 
 /** The fixed demo ports, so the printed curl lines stay the same from run to run. */
 const DEMO_PORTS: Record<HostKind, number> = { deno: 8787, node: 8788 };
@@ -35,7 +41,12 @@ function mask(secret: string): string {
 
 /** Prints a line, masking the sandbox token wherever it appears. */
 function say(line = ''): void {
-  console.log(line.replaceAll(SANDBOX_TOKEN, mask(SANDBOX_TOKEN)));
+  console.log(
+    line.replaceAll(SANDBOX_TOKEN, mask(SANDBOX_TOKEN)).replaceAll(
+      ADMIN.password,
+      '<admin password>',
+    ),
+  );
 }
 
 async function startHost(kind: HostKind, sandbox: Sandbox, once: boolean): Promise<HostProcess> {
@@ -46,6 +57,7 @@ async function startHost(kind: HostKind, sandbox: Sandbox, once: boolean): Promi
     SVC_API_BASE: sandbox.url,
     HOST: '127.0.0.1',
     PORT: String(port),
+    ADMIN_PASSWORD: ADMIN.password,
   });
   if (tryPort) {
     try {
@@ -84,7 +96,10 @@ async function runTraffic(host: HostProcess, sandbox: Sandbox): Promise<number> 
     `  [${host.kind}] the demo sent no authorization header; the upstream saw ` +
       (injected ? `Bearer ${mask(sandbox.token)} (the master token, injected)` : 'none'),
   );
-  return problems;
+  const operator = await adminDemo(host.url, ADMIN.password);
+  for (const line of operator.lines) say(`  [${host.kind}] ${line}`);
+  if (operator.problem !== '') say(`  [${host.kind}] admin: WRONG: ${operator.problem}`);
+  return problems + (operator.problem === '' ? 0 : 1);
 }
 
 function curlLines(host: HostProcess): string[] {
@@ -126,6 +141,7 @@ async function main(): Promise<number> {
   };
   try {
     say(`sandbox upstream at ${sandbox.url} (token ${mask(sandbox.token)})`);
+    say(`admin panel password: ${ADMIN.origin}`);
     for (const kind of ['deno', 'node'] as const) {
       const host = await startHost(kind, sandbox, once);
       hosts.push(host);
@@ -134,6 +150,10 @@ async function main(): Promise<number> {
     }
     let problems = 0;
     for (const host of hosts) problems += await runTraffic(host, sandbox);
+    say('\nSign-up on a gate-on gateway per host (own sandbox, PostgreSQL backend):');
+    const signup = await signupDemo(['deno', 'node']);
+    for (const line of signup.lines) say(`  ${line}`);
+    problems += signup.problems;
     say(`\n${problems === 0 ? 'all answers as expected' : `${problems} answer(s) WRONG`}`);
     if (once) return problems === 0 ? 0 : 1;
     say('\nServing until Ctrl-C. Try:');

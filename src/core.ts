@@ -9,6 +9,7 @@ import type { ResourceFence } from './admission/resource_fence.ts';
 import type { ResourceStore } from './admission/resource_store.ts';
 import type { Tenants } from './admission/tenants.ts';
 import type { Registry } from './graphql/mod.ts';
+import type { Revocations } from './admission/revocations.ts';
 
 /** Everything shared by the routes of one proxy instance. */
 export interface Core {
@@ -27,6 +28,8 @@ export interface Core {
   readonly tenants: Tenants;
   /** Document registry; null when `operations` was omitted. */
   readonly registry: Registry | null;
+  /** Live sockets by account, for the admin panel's revoke (4401). */
+  readonly revocations: Revocations;
   /** Allowed root fields; null when the allowlist is off. */
   readonly allowlist: ReadonlySet<string> | null;
 }

@@ -8,6 +8,7 @@ import { createTenants, tenantLimits } from './admission/tenants.ts';
 import { admitSocket } from './admission/socket_admission.ts';
 import { createInFlight } from './admission/in_flight.ts';
 import { createResourceFence } from './admission/resource_fence.ts';
+import { createRevocations } from './admission/revocations.ts';
 import type { Env, SvcProxyOptions } from './config/options.ts';
 import { resolveConfig } from './config/resolve.ts';
 import type { ResolvedConfig } from './config/resolved.ts';
@@ -20,6 +21,9 @@ import { healthResponse, plainResponse, refusalResponse } from './http/responses
 import { applySecurityHeaders } from './http/security_headers.ts';
 import { handleGraphql } from './routes/graphql.ts';
 import { handleRest } from './routes/rest.ts';
+import { createAdminRoutes } from './routes/admin/mod.ts';
+import { createAuthRoutes } from './routes/auth/mod.ts';
+import { createPublishingRoutes } from './routes/publishing/mod.ts';
 import { createCoreRelay } from './routes/socket.ts';
 import type { RelaySocket, RelayStats } from './ws/mod.ts';
 
@@ -40,8 +44,11 @@ export interface SvcProxy {
   readonly config: ResolvedConfig;
   /** Problems, the configuration line, then REFUSING TO SERVE or WARNING (print them in order). */
   readonly startupLines: readonly string[];
-  /** Health answer (hosts answer it before the proxy). */
-  health(): Response;
+  /**
+   * The health route for `request` (hosts answer it before the proxy, and `handle` answers it
+   * too): GET/HEAD 200 {ok:true} or 503 {ok:false}; other methods 405 (`healthResponse`).
+   */
+  health(request: Request): Response;
   /** The proxy's answer, or null when the path is not claimed (the host answers its own 404). */
   handle(request: Request, conn?: ConnInfo): Promise<Response | null>;
   /** Decides a WebSocket upgrade before any socket exists. */
@@ -77,6 +84,7 @@ function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
     resourceFence,
     resourceStore: createStore(config, resourceFence, fetchImpl),
     tenants: createTenants(tenantLimits(config)),
+    revocations: createRevocations(),
     registry: config.operations ? buildRegistry(config.operations) : null,
     allowlist: config.operationAllowlist
       ? resolveAllowlist({ enabled: true, extra: config.operationAllowlistExtra })
@@ -96,22 +104,38 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
     allowlistSize: core.allowlist ? core.allowlist.size : null,
     registrySize: core.registry ? core.registry.size : null,
   });
-  const claims = (path: string) => path === config.httpPath || under(path, config.apiPath);
+  const admin = config.admin.state === 'off' ? null : createAdminRoutes(core);
+  const auth = createAuthRoutes(core);
+  const publishing = createPublishingRoutes(core);
+  const claims = (path: string) =>
+    path === config.httpPath || under(path, config.apiPath) ||
+    (admin !== null && under(path, config.adminPath)) ||
+    (auth !== null && under(path, config.authPath)) ||
+    (publishing !== null && under(path, config.publishingPath));
   const healthy = config.problems.length === 0;
   const relay = createCoreRelay(core, (payload) => admitSocket(core, payload));
 
-  const route = (request: Request, path: string, cors: Record<string, string>) => {
+  const route = (request: Request, path: string, cors: Record<string, string>, conn?: ConnInfo) => {
     if (path === config.httpPath) return handleGraphql(core, request, cors);
+    if (admin && under(path, config.adminPath)) {
+      return admin(request, path.slice(config.adminPath.length), conn);
+    }
+    if (auth && under(path, config.authPath)) {
+      return auth(request, path.slice(config.authPath.length), cors);
+    }
+    if (publishing && under(path, config.publishingPath)) {
+      return publishing(request, path.slice(config.publishingPath.length), cors);
+    }
     return handleRest(core, request, path.slice(config.apiPath.length), cors);
   };
 
   return {
     config,
     startupLines: lines,
-    health: () => healthResponse(healthy),
-    async handle(request) {
+    health: (request) => healthResponse(request.method, healthy),
+    async handle(request, conn) {
       const path = new URL(request.url).pathname;
-      if (path === config.healthPath) return healthResponse(healthy);
+      if (path === config.healthPath) return healthResponse(request.method, healthy);
       if (!claims(path)) return null;
       const hostRefused = checkHost(config, request);
       if (hostRefused) return refusalResponse(hostRefused);
@@ -123,7 +147,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
         return new Response(null, { status: 204, headers });
       }
       try {
-        return await route(request, path, cors);
+        return await route(request, path, cors, conn);
       } catch (error) {
         core.log(`svc-gateway: handler failed: ${(error as Error)?.name ?? 'error'}`);
         return refusalResponse(

@@ -3,6 +3,8 @@
  * checked": rows in ascending order, every row of the spec but 21 (the
  * forward itself) on the HTTP route, and the socket's chain (the tenant's
  * budget, then the payload) with the registry first among the document checks.
+ * 11.5 is not a spec row: the cost limits (issue 15), right after the document
+ * parses, on both chains.
  */
 import assert from 'node:assert/strict';
 import { HTTP_STEPS, SOCKET_STEPS } from '../src/admission/steps.ts';
@@ -20,6 +22,7 @@ Deno.test('the HTTP chain is the spec table in order', () => {
     9,
     10,
     11,
+    11.5,
     12,
     13,
     14,
@@ -39,6 +42,7 @@ Deno.test('the socket chain: tenant budget, payload shape, extensions, then regi
     9,
     10,
     11,
+    11.5,
     12,
     13,
     14,

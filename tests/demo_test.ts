@@ -53,6 +53,32 @@ Deno.test('demo --once: both hosts answer the app documents and refuse before th
       ),
     );
   }
+  for (const kind of ['deno', 'node']) {
+    has(new RegExp(`^  \\[${kind}\\] admin: GET /overview without a session +401$`));
+    has(
+      new RegExp(
+        `^  \\[${kind}\\] admin: POST /session .* 200 unlocked until .*HttpOnly; SameSite=Strict\\)$`,
+      ),
+    );
+    has(
+      new RegExp(
+        `^  \\[${kind}\\] admin: GET /overview with cookie \\+ header 200 account Sandbox Owner: Workspace A \\(2 bots\\), Workspace B \\(1 bots\\)$`,
+      ),
+    );
+  }
+  for (const kind of ['deno', 'node']) {
+    const at = `^  \\[${kind}\\] sign-up: `;
+    has(
+      new RegExp(
+        `${at}POST /svc/auth/provision +200 workspace role owner, first bot [0-9a-f]{24} "First bot"$`,
+      ),
+    );
+    has(new RegExp(`${at}POST /svc/auth/bots +201 bot [0-9a-f]{24} "Second bot"$`));
+    has(new RegExp(`${at}PATCH /svc/auth/bots/[0-9a-f]{24} 200 \\{"bot":`));
+    has(new RegExp(`${at}POST /svc/graphql bot\\(id: [0-9a-f]{24}\\) 200 title "Renamed"$`));
+    has(new RegExp(`${at}another user asks for that bot 403 \\w+$`));
+  }
+  assert.ok(!/svc_admin=[\w-]+\./.test(stdout), 'a cookie value printed');
   assert.equal(
     lines.filter((l) => /^ {2}svc-gateway listening on http:\/\/127\.0\.0\.1:\d+$/.test(l)).length,
     2,

@@ -5,7 +5,7 @@
  */
 import type { SvcProxy } from '../../src/proxy.ts';
 import { adaptWebSocket } from '../../src/ws/mod.ts';
-import { healthResponse, plainResponse } from '../../src/http/responses.ts';
+import { plainResponse } from '../../src/http/responses.ts';
 
 /** A running Deno host. */
 export interface DenoHost {
@@ -20,7 +20,7 @@ export function denoHandler(proxy: SvcProxy) {
   return async (request: Request, info: Deno.ServeHandlerInfo): Promise<Response> => {
     const conn = { remoteAddress: (info.remoteAddr as Deno.NetAddr).hostname };
     if (new URL(request.url).pathname === proxy.config.healthPath) {
-      return healthResponse(proxy.config.problems.length === 0);
+      return proxy.health(request);
     }
     if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
       const decision = proxy.upgrade(request, conn);

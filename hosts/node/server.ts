@@ -1,63 +1,31 @@
 /**
- * The Node server host: node:http, health first, then the proxy; upgrades on
- * the relay path go to the relay through `ws` (noServer), others are
- * destroyed. SPEC "Startup behaviour and hosts" (Node server).
+ * The Node server host: node:http over the shared handler (hosts/node/handler.ts):
+ * health, then the proxy, then the host's own 404; upgrades on the relay path go
+ * to the relay through `ws` (noServer), others are destroyed.
+ * SPEC "Startup behaviour and hosts" (Node server).
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Buffer } from 'node:buffer';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
-import { DEFAULTS } from '../../src/config/defaults.ts';
-import { healthResponse, plainResponse } from '../../src/http/responses.ts';
+import { plainResponse } from '../../src/http/responses.ts';
 import type { SvcProxy } from '../../src/proxy.ts';
-import { adaptWsSocket } from '../../src/ws/mod.ts';
-import { sendResponse, toRequest, toUpgradeRequest } from './bridge.ts';
+import { sendResponse } from './bridge.ts';
+import { createNodeHandler } from './handler.ts';
 
-/** Writes a plain HTTP answer on a raw upgrade socket, then ends it. */
-async function refuseUpgrade(socket: Duplex, response: Response): Promise<void> {
-  const body = await response.text();
-  const lines = [
-    `HTTP/1.1 ${response.status} ${response.status === 403 ? 'Forbidden' : 'Service Unavailable'}`,
-  ];
-  response.headers.forEach((value, name) => lines.push(`${name}: ${value}`));
-  lines.push(`content-length: ${Buffer.byteLength(body)}`, 'connection: close', '', body);
-  socket.end(lines.join('\r\n'));
+/** The host's own 404 (security headers, no-store) for a path nothing claims. */
+export function notFound(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return sendResponse(req, res, plainResponse(404, 'Not Found'));
 }
 
-function originOf(req: IncomingMessage, port: number): string {
-  return `http://${req.headers.host ?? `127.0.0.1:${port}`}`;
-}
-
-/** Builds the http.Server for `proxy` (not yet listening). */
+/** Builds the http.Server for `proxy` (not yet listening); unclaimed paths answer 404. */
 export function createNodeServer(proxy: SvcProxy): Server {
-  // ws's own ceiling sits above the relay's 1 MiB browser frame, so the relay answers 4400 first
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 2 * DEFAULTS.browserFrameBytes });
-  let port = 0;
-  const server = createServer(async (req, res) => {
-    port ||= (server.address() as { port: number } | null)?.port ?? 0;
-    try {
-      const request = await toRequest(req, originOf(req, port));
-      const path = new URL(request.url).pathname;
-      const response = path === proxy.config.healthPath
-        ? healthResponse(proxy.config.problems.length === 0)
-        : await proxy.handle(request, { remoteAddress: req.socket.remoteAddress }) ??
-          plainResponse(404, 'Not Found');
-      await sendResponse(req, res, response);
-    } catch {
-      if (!res.headersSent) res.writeHead(500).end();
-      else res.destroy();
-    }
+  const handler = createNodeHandler(proxy);
+  const server = createServer((req, res) => {
+    void handler.handleRequest(req, res, () => void notFound(req, res));
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const port = (server.address() as { port: number } | null)?.port ?? 0;
-    const request = toUpgradeRequest(req, originOf(req, port));
-    const decision = proxy.upgrade(request, { remoteAddress: req.socket.remoteAddress });
-    if (decision.kind === 'unclaimed') return socket.destroy();
-    if (decision.kind === 'refuse') return void refuseUpgrade(socket, decision.response);
-    wss.handleUpgrade(req, socket, head, (ws) => proxy.acceptSocket(adaptWsSocket(ws)));
+    if (!handler.handleUpgrade(req, socket, head)) socket.destroy();
   });
-  server.on('close', () => {
-    wss.close();
-    void proxy.close();
-  });
+  server.on('close', () => void handler.close());
   return server;
 }

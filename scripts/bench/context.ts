@@ -77,7 +77,7 @@ export function createContext(
       gateways.push(gateway);
       return gateway;
     },
-    async measure(target, body, connections): Promise<Measurement> {
+    async measure(target, body, connections, durationS = settings.durationS): Promise<Measurement> {
       await probe(target, body);
       const base = { url: target.url, body, headers: target.headers, connections };
       if (settings.warmupS > 0) {
@@ -85,7 +85,7 @@ export function createContext(
         await settle();
       }
       const cpuBefore = await cpuTimeMs(target.pid);
-      const load = await runLoad({ ...base, durationS: settings.durationS });
+      const load = await runLoad({ ...base, durationS });
       await settle();
       const cpuAfter = await cpuTimeMs(target.pid);
       return {

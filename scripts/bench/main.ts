@@ -5,7 +5,7 @@
  * scenario and writes the same figures to bench-results.json. Figures are reported, never
  * asserted: speed goals are ratios against a baseline measured in the same run.
  *
- * Flags: --duration <s> (each measurement, default 2), --warmup <s> (default 0.5),
+ * Flags: --duration <s> (each measurement, default 2; the 'targets' rounds default to 10), --warmup <s> (default 0.5),
  * --only <name,...> (scenarios to run), --out <file> (default bench-results.json at the root).
  */
 import { existsSync, writeFileSync } from 'node:fs';
@@ -27,13 +27,14 @@ function readCli(args: string[]): Cli {
   const { values } = parseArgs({
     args,
     options: {
-      duration: { type: 'string', default: '2' },
+      duration: { type: 'string' },
       warmup: { type: 'string', default: '0.5' },
       only: { type: 'string' },
       out: { type: 'string', default: `${ROOT}bench-results.json` },
     },
   });
-  const durationS = Number(values.duration);
+  const durationS = Number(values.duration ?? 2);
+  const roundS = Number(values.duration ?? 10);
   const warmupS = Number(values.warmup);
   if (!(durationS > 0) || !(warmupS >= 0)) throw new Error('--duration > 0 and --warmup >= 0');
   const names = values.only?.split(',').map((n) => n.trim());
@@ -42,7 +43,7 @@ function readCli(args: string[]): Cli {
     throw new Error(`unknown scenario ${unknown.join(', ')}: ${SCENARIOS.map((s) => s.name)}`);
   }
   return {
-    settings: { durationS, warmupS },
+    settings: { durationS, warmupS, roundS },
     scenarios: names ? SCENARIOS.filter((s) => names.includes(s.name)) : SCENARIOS,
     out: values.out,
   };

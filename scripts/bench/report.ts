@@ -8,7 +8,7 @@ import type { ScenarioReport } from './scenario.ts';
 export interface BenchResults {
   /** ISO time the run started. */
   startedAt: string;
-  settings: { durationS: number; warmupS: number };
+  settings: { durationS: number; warmupS: number; roundS: number };
   machine: { cpus: number; deno: string; node: string; loadGenerator: string };
   scenarios: ScenarioReport[];
 }
@@ -72,6 +72,20 @@ export function formatScenario(report: ScenarioReport): string {
       fixed(c.cpuRatio, 2),
     ]),
   ];
+  const ranges = report.ranges
+    ? [
+      '',
+      table([
+        ['subject', 'figure', 'min..max', 'per round'],
+        ...report.ranges.map((r) => [
+          r.subject,
+          r.figure,
+          `${fixed(r.min, 3)}..${fixed(r.max, 3)}`,
+          r.values.map((v) => fixed(v, 3)).join(' '),
+        ]),
+      ]),
+    ]
+    : [];
   return [
     `== ${report.name}: ${report.title}`,
     ...report.notes.map((n) => `   ${n}`),
@@ -79,5 +93,6 @@ export function formatScenario(report: ScenarioReport): string {
     table(measured),
     '',
     table(compared),
+    ...ranges,
   ].join('\n');
 }

@@ -11,6 +11,8 @@ export interface BenchSettings {
   durationS: number;
   /** Seconds of discarded load before each measurement (--warmup). */
   warmupS: number;
+  /** Seconds of each measurement of the 'targets' rounds (--duration when given, else 10). */
+  roundS: number;
 }
 
 /** Something a scenario sends load to. */
@@ -67,6 +69,19 @@ export interface ScenarioReport {
   notes: string[];
   measurements: Measurement[];
   comparisons: Comparison[];
+  /** Figures folded over interleaved rounds, min..max (the 'targets' scenario). */
+  ranges?: Range[];
+}
+
+/** One figure of one subject over several rounds. */
+export interface Range {
+  subject: string;
+  /** What the figure is, with its unit (e.g. 'c=32 req/s x direct', 'c=1 added p50 ms'). */
+  figure: string;
+  min: number;
+  max: number;
+  /** Every round's value, in round order. */
+  values: number[];
 }
 
 /** How a scenario starts a gateway in its own process. */
@@ -87,7 +102,12 @@ export interface BenchContext {
   token: string;
   startGateway(spec: GatewaySpec): Promise<HostProcess>;
   /** Checks one request is answered 200 with data, warms up, then measures. */
-  measure(target: Target, body: string, connections: number): Promise<Measurement>;
+  measure(
+    target: Target,
+    body: string,
+    connections: number,
+    durationS?: number,
+  ): Promise<Measurement>;
 }
 
 /** One benchmark scenario. */

@@ -94,6 +94,8 @@ export interface SocketSwitches {
   oversizedFrameBytes: number;
   /** One-shot close of the next socket; cleared once used. */
   closeNext: CloseNext | null;
+  /** 0: off. Else connection_ack comes this many ms after connection_init (a slow upstream). */
+  ackDelayMs: number;
 }
 
 /**
@@ -118,7 +120,13 @@ export function defaultSwitches(): SandboxSwitches {
     status: null,
     drop: null,
     stream: { count: 3, tickMs: 10, complete: true },
-    ws: { refuseInit: false, ignorePings: false, oversizedFrameBytes: 0, closeNext: null },
+    ws: {
+      refuseInit: false,
+      ignorePings: false,
+      oversizedFrameBytes: 0,
+      closeNext: null,
+      ackDelayMs: 0,
+    },
   };
 }
 

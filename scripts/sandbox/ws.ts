@@ -135,6 +135,7 @@ function accept(ws: WebSocket, req: IncomingMessage, deps: SocketDeps, open: Ope
         return close(next.code, next.reason);
       }
       if (sw().refuseInit) return close(4403, 'Forbidden');
+      if (sw().ackDelayMs > 0) await deps.sleep(sw().ackDelayMs);
     }
     if (frame?.type === 'ping' && sw().ignorePings) return;
     if (frame?.type === 'subscribe') {

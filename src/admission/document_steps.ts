@@ -3,7 +3,7 @@
  * document checks, as rows over the analysis of `src/graphql`. Steps 14 and
  * 15 apply with the gate on only.
  */
-import type { Refusal } from '../http/error_codes.ts';
+import { type Refusal, refusal } from '../http/error_codes.ts';
 import * as doc from '../graphql/mod.ts';
 import type { Step } from './chain.ts';
 import { variablesOf } from './entries.ts';
@@ -51,6 +51,37 @@ export const analysis: Step<S> = {
     if (!Array.isArray(result)) return result;
     result.forEach((a, i) => s.forward[i].operationName = a.operationName);
     s.analyses = result;
+    return null;
+  },
+};
+
+/** The cost limits: measure, option, refusal code and sentence. */
+const COST_LIMITS = [
+  ['depth', 'graphqlMaxDepth', 'QueryTooDeep', 'selections nested deeper than'],
+  ['aliases', 'graphqlMaxAliases', 'TooManyAliases', 'more aliases than'],
+  ['rootFields', 'graphqlMaxRootFields', 'TooManyRootFields', 'more root fields than'],
+  ['directives', 'graphqlMaxDirectives', 'TooManyDirectives', 'more directives than'],
+  ['tokens', 'graphqlMaxTokens', 'TooManyTokens', 'more tokens than'],
+] as const;
+
+/**
+ * Right after step 11 (not a spec row; issue 15 "GraphQL cost limits"): every document within
+ * graphqlMaxDepth, graphqlMaxAliases, graphqlMaxRootFields, graphqlMaxDirectives and
+ * graphqlMaxTokens, else 400 with the limit's own code. A limit equal to the measure passes.
+ */
+export const costLimits: Step<S> = {
+  step: 11.5,
+  check: 'each document within the cost limits (not a spec row)',
+  run(s) {
+    const config = s.core.config;
+    for (const a of s.analyses) {
+      for (const [measure, option, code, sentence] of COST_LIMITS) {
+        const max = config[option];
+        if (a.cost[measure] > max) {
+          return refusal(code, `The document has ${sentence} ${max} (${option}).`);
+        }
+      }
+    }
     return null;
   },
 };

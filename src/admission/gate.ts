@@ -19,6 +19,8 @@ export interface Session {
    * (or absent) when there is no fence to key a tenant (allowedBotIds 'any').
    */
   tenantKey?: string | null;
+  /** The account (the session token's sub) with the gate on; absent with the gate off. */
+  subject?: string;
 }
 
 /** The gate's verdict for a bearer token (HTTP header or socket init payload). */
@@ -29,6 +31,8 @@ export interface Gate {
   readonly state: ResolvedConfig['auth']['state'];
   /** Admits or refuses the bearer token (`Bearer <jwt>` or null when absent). */
   admit(authorization: string | null): Promise<GateVerdict>;
+  /** Drops every cached verdict of the account `subject` (the admin panel revoked a bot). */
+  forget?(subject: string): void;
 }
 
 /** 500 ProxyAuthMisconfigured: exactly one backend variable set. */

@@ -99,6 +99,7 @@ export function createGateOn(config: ResolvedConfig, deps: GateOnDeps): Gate {
       botIds,
       expiresAt: token.expiresAt,
       tenantKey: tenantKeyOf(botIds),
+      ...(token.subject === undefined ? {} : { subject: token.subject }),
     });
     const verdict = { session };
     remember(token, verdict);
@@ -108,6 +109,12 @@ export function createGateOn(config: ResolvedConfig, deps: GateOnDeps): Gate {
 
   return {
     state: 'on',
+    forget(subject) {
+      const stale = [...verdicts.entries()].filter(([, cached]) =>
+        'session' in cached.verdict && cached.verdict.session.subject === subject
+      );
+      for (const [hash] of stale) verdicts.delete(hash);
+    },
     admit(authorization) {
       // Cache first: an entry never outlives its token's exp and was stored for this issuer.
       const jwt = bearerOf(authorization);

@@ -16,6 +16,8 @@ export interface SessionToken {
   hash: string;
   /** The exp claim, ms since the epoch. */
   expiresAt: number;
+  /** The sub claim (the account id) when a string; trusted once the backend accepted the token. */
+  subject?: string;
 }
 
 /** 401 AuthSessionRequired with `why`. */
@@ -47,7 +49,7 @@ export function readSessionToken(
 ): SessionToken | Refusal {
   const jwt = bearerOf(authorization);
   if (jwt === null) return sessionRequired('Sign in: this request needs a session token');
-  let claims: { exp?: unknown; iss?: unknown };
+  let claims: { exp?: unknown; iss?: unknown; sub?: unknown };
   try {
     claims = decodeJwt(jwt);
   } catch {
@@ -61,5 +63,7 @@ export function readSessionToken(
   if (claims.iss !== issuer) {
     return sessionRequired('The session token was issued for another project; sign in again');
   }
-  return { jwt, hash: tokenHash(jwt), expiresAt };
+  const token: SessionToken = { jwt, hash: tokenHash(jwt), expiresAt };
+  if (typeof claims.sub === 'string') token.subject = claims.sub;
+  return token;
 }

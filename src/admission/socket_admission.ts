@@ -31,6 +31,8 @@ export interface SocketSession {
   expiresAt?: number;
   /** Frees the tenant's socket slot; the relay calls it once when the socket ends. */
   release(): void;
+  /** Receives the function that ends this socket (the admin panel's revoke uses it). */
+  onRevoke?(end: (code: number, reason: string) => void): void;
 }
 
 /** The verdict on one connection_init payload (the relay's `Admission` shape). */
@@ -77,5 +79,21 @@ export async function admitSocket(core: Core, initPayload: unknown): Promise<Soc
     const row = CLOSE.tooManyTenantSockets;
     return { ok: false, closeCode: row.code, reason: row.reason };
   }
-  return { ok: true, session: { gate: session, expiresAt: session.expiresAt, release } };
+  if (session.subject === undefined || session.botIds === null) {
+    return { ok: true, session: { gate: session, expiresAt: session.expiresAt, release } };
+  }
+  const tracked = core.revocations.track(session.subject, session.botIds);
+  const both = () => {
+    tracked.release();
+    release();
+  };
+  return {
+    ok: true,
+    session: {
+      gate: session,
+      expiresAt: session.expiresAt,
+      release: both,
+      onRevoke: tracked.onRevoke,
+    },
+  };
 }

@@ -40,6 +40,7 @@ export const HTTP_STEPS: readonly Step<GraphqlState>[] = [
   r.extensions, // 9
   d.registry, // 10
   d.analysis, // 11
+  d.costLimits, // 11.5: cost limits, not a spec row
   ...DOCUMENT_AND_FENCE,
 ];
 
@@ -50,6 +51,7 @@ export const SOCKET_STEPS: readonly Step<GraphqlState>[] = [
   r.extensions, // 9
   d.registry, // 10
   d.analysis, // 11
+  d.costLimits, // 11.5: cost limits, not a spec row
   ...DOCUMENT_AND_FENCE,
 ];
 

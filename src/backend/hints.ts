@@ -45,6 +45,15 @@ export const HINT_CODES = {
 /** The code for a hint outside the table. */
 export const UNLISTED_HINT_CODE = 'BotRequestRefused';
 
+/**
+ * SPEC "Recovery-link route": NotEnoughPermissions is also the fallback for an unmapped refusal
+ * from svc_recovery_authorize (the route passes it as `unlisted` to `databaseRefusal`).
+ */
+export const RECOVERY_UNLISTED_CODE = 'NotEnoughPermissions';
+
+/** What an unlisted hint becomes: BotRequestRefused, or the recovery route's fallback. */
+export type UnlistedCode = typeof UNLISTED_HINT_CODE | typeof RECOVERY_UNLISTED_CODE;
+
 /** A code this table can give. */
 export type DatabaseCode =
   | (typeof HINT_CODES)[keyof typeof HINT_CODES]
@@ -64,9 +73,13 @@ export const DATABASE_LAYER_MESSAGE = 'That is not allowed';
 
 /**
  * Maps a failed RPC (status 0 or >= 400) to what the route answers (SPEC "Database hint
- * mapping"). A 2xx result is not a refusal: callers check the status first.
+ * mapping"); a 4xx with an unlisted hint gets `unlisted` (default BotRequestRefused). A 2xx
+ * result is not a refusal: callers check the status first.
  */
-export function databaseRefusal(result: RpcResult): DatabaseRefusal {
+export function databaseRefusal(
+  result: RpcResult,
+  unlisted: UnlistedCode = UNLISTED_HINT_CODE,
+): DatabaseRefusal {
   if (result.status < 400 || result.status >= 500) {
     return {
       status: 503,
@@ -79,7 +92,7 @@ export function databaseRefusal(result: RpcResult): DatabaseRefusal {
     ? HINT_CODES[hint as keyof typeof HINT_CODES]
     : undefined;
   if (code === undefined) {
-    return { status: result.status, code: UNLISTED_HINT_CODE, message: DATABASE_LAYER_MESSAGE };
+    return { status: result.status, code: unlisted, message: DATABASE_LAYER_MESSAGE };
   }
   return { status: result.status, code, message: result.error?.message || DATABASE_LAYER_MESSAGE };
 }

@@ -38,6 +38,12 @@ export const DEFAULTS = {
   gateMissesHeldShare: 0.2,
   /** Deadline of one svc_my_bot_ids call (past it: 503 ProxyAuthUnavailable). */
   gateLookupTimeoutMs: 5_000,
+  /** Deadline of one svc_* call of the auth routes (provision, bots, recovery-link). */
+  authRouteRpcTimeoutMs: 10_000,
+  /** Provision waits this long past the upstream budget for another call's reservation. */
+  provisionPendingGraceMs: 5_000,
+  /** How often provision asks again while another call's reservation is pending. */
+  provisionPendingPollMs: 100,
   /** Gate answers cached per token hash, and admitted token hashes remembered. */
   gateSessionsCached: 10_000,
 
@@ -45,6 +51,16 @@ export const DEFAULTS = {
   restMaxConcurrent: 8,
   graphqlMaxConcurrent: 32,
   graphqlMaxBatch: 25,
+  /**
+   * GraphQL cost limits per document (not spec numbers; checked right after step 11). Every
+   * document under data/upstream/operations passes with room: their largest are depth 24,
+   * 18 aliases, 1 root field, no directive, 1119 tokens.
+   */
+  graphqlMaxDepth: 40,
+  graphqlMaxAliases: 100,
+  graphqlMaxRootFields: 32,
+  graphqlMaxDirectives: 32,
+  graphqlMaxTokens: 5_000,
   wsMaxSockets: 256,
   wsPreAuthSockets: 32,
   tenantRequestsPerMinute: 600,
@@ -65,6 +81,8 @@ export const DEFAULTS = {
   busyRetryAfterSeconds: 5,
   /** Oversize body: the socket is destroyed this long after the 413 if the caller keeps sending. */
   oversizeDestroyMs: 250,
+  /** Node server shutdown (SIGTERM): connections still open this long after are cut. */
+  shutdownGraceMs: 10_000,
 
   // WebSocket relay ceilings
   browserFrameBytes: 1024 * 1024,
@@ -78,6 +96,14 @@ export const DEFAULTS = {
   socketPingIntervalMs: 30_000,
   /** Wait for the upstream's connection_ack after it opened (not a spec number); then 1012. */
   upstreamAckTimeoutMs: 10_000,
+  /**
+   * Deno's server socket drops the connection (1006, no close frame) when a frame arrives after
+   * it sent its close: a close asked for while the browser is still sending waits until the
+   * browser was quiet this long (not a spec number) ...
+   */
+  socketCloseQuietMs: 50,
+  /** ... and at most this long (the oversize rule's 250 ms), then closes anyway. */
+  socketCloseLingerMs: 250,
 
   // Resource fence
   resourceBindings: 50_000,
@@ -95,9 +121,39 @@ export const DEFAULTS = {
   // Admin panel and publishing
   adminPasswordMinLength: 16,
   adminCookieLifetimeMs: 2 * 60 * 60_000,
+  /** Password throttle (option adminThrottle): failed attempts per client before any wait. */
+  adminThrottleFreeAttempts: 5,
+  /** First wait once the free attempts are spent; doubles per further failure, up to the cap. */
+  adminThrottleBaseWaitMs: 30_000,
+  adminThrottleCapMs: 15 * 60_000,
+  /** Fixed pause of every POST /session attempt (right or wrong). */
+  adminAttemptPauseMs: 500,
+  /** Client keys the per-process throttle remembers (oldest dropped). */
+  adminThrottleKeys: 10_000,
+  /** Deadline of one backend call of the panel (throttle row, tenants, grants, bot records). */
+  adminDatabaseTimeoutMs: 5_000,
+  /** Deadline of the panel's token check (facts.json SvcAdminPing timeoutMs). */
+  adminPingTimeoutMs: 10_000,
   mediaBucket: 'svc-pub-media',
   mediaQuotaMb: 512,
   mediaTtlDays: 30,
+  /** Deadline of one publishing database call (posts, scheduler, media accounting). */
+  publishingDatabaseTimeoutMs: 5_000,
+  /** Deadline of one Storage API call (media upload or delete). */
+  storageTimeoutMs: 60_000,
+  /**
+   * The five publishable media types (facts.json publishingMediaTypes): the declared multipart
+   * type must be one of them and the sniffed bytes must agree (mp4 and mov interchangeable).
+   */
+  mediaTypes: [
+    { contentType: 'image/jpeg', extension: 'jpg' },
+    { contentType: 'image/png', extension: 'png' },
+    { contentType: 'image/webp', extension: 'webp' },
+    { contentType: 'video/mp4', extension: 'mp4' },
+    { contentType: 'video/quicktime', extension: 'mov' },
+  ],
+  /** Stored media objects are cached this long, in seconds (facts.json publishingMediaTypes.storage: a year, immutable). */
+  mediaCacheSeconds: 31_536_000,
 } as const;
 
 /** The option names whose value is a ceiling: a value that is not a positive number gives the default. */
@@ -105,6 +161,11 @@ export const CEILING_OPTIONS = [
   ['restMaxConcurrent', 'REST_MAX_CONCURRENT'],
   ['graphqlMaxConcurrent', 'GRAPHQL_MAX_CONCURRENT'],
   ['graphqlMaxBatch', 'GRAPHQL_MAX_BATCH'],
+  ['graphqlMaxDepth', 'GRAPHQL_MAX_DEPTH'],
+  ['graphqlMaxAliases', 'GRAPHQL_MAX_ALIASES'],
+  ['graphqlMaxRootFields', 'GRAPHQL_MAX_ROOT_FIELDS'],
+  ['graphqlMaxDirectives', 'GRAPHQL_MAX_DIRECTIVES'],
+  ['graphqlMaxTokens', 'GRAPHQL_MAX_TOKENS'],
   ['wsMaxSockets', 'WS_MAX_SOCKETS'],
   ['wsPreAuthSockets', 'WS_PRE_AUTH_SOCKETS'],
   ['tenantRequestsPerMinute', 'TENANT_REQUESTS_PER_MINUTE'],

@@ -24,6 +24,21 @@ export interface AuthOptions {
   rpcName?: string;
 }
 
+/**
+ * Tuning of the admin password throttle (not a spec option; SPEC "Authentication" 4 leaves the
+ * numbers open). All in ms except `freeAttempts`; defaults in src/config/defaults.ts.
+ */
+export interface AdminThrottleOptions {
+  /** Failed attempts per client before any wait (default 5). */
+  freeAttempts?: number;
+  /** First wait after the free attempts; doubles per further failure (default 30000). */
+  baseWaitMs?: number;
+  /** Longest wait (default 900000). */
+  capMs?: number;
+  /** Fixed pause of every attempt (default 500; tests set a small value). */
+  pauseMs?: number;
+}
+
 /** A number, or a string read as one (environment style). */
 export type NumberLike = number | string;
 
@@ -51,6 +66,12 @@ export interface SvcProxyOptions {
   restMaxConcurrent?: NumberLike;
   graphqlMaxConcurrent?: NumberLike;
   graphqlMaxBatch?: NumberLike;
+  /** Cost limits per document (not spec options; GRAPHQL_MAX_DEPTH ... GRAPHQL_MAX_TOKENS). */
+  graphqlMaxDepth?: NumberLike;
+  graphqlMaxAliases?: NumberLike;
+  graphqlMaxRootFields?: NumberLike;
+  graphqlMaxDirectives?: NumberLike;
+  graphqlMaxTokens?: NumberLike;
   wsMaxSockets?: NumberLike;
   wsPreAuthSockets?: NumberLike;
   tenantRequestsPerMinute?: NumberLike;
@@ -63,6 +84,8 @@ export interface SvcProxyOptions {
   operations?: readonly string[];
   adminPassword?: string;
   adminCookieSalt?: string;
+  /** Not a spec option: the password throttle's numbers. */
+  adminThrottle?: AdminThrottleOptions;
   trustForwardedFor?: string | boolean;
   recoveryLinkLogging?: string | boolean;
   publishingSecret?: string;

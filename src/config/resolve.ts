@@ -84,6 +84,21 @@ function adminSalt(options: SvcProxyOptions, env: Env, token: string | null, aut
   return digest.slice(0, 32);
 }
 
+function adminThrottle(options: SvcProxyOptions) {
+  const given = options.adminThrottle ?? {};
+  const count = (v: unknown, fallback: number) =>
+    typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : fallback;
+  return {
+    freeAttempts: Math.max(
+      1,
+      Math.floor(count(given.freeAttempts, DEFAULTS.adminThrottleFreeAttempts)),
+    ),
+    baseWaitMs: count(given.baseWaitMs, DEFAULTS.adminThrottleBaseWaitMs),
+    capMs: count(given.capMs, DEFAULTS.adminThrottleCapMs),
+    pauseMs: count(given.pauseMs, DEFAULTS.adminAttemptPauseMs),
+  };
+}
+
 function ceilings(options: SvcProxyOptions, env: Env) {
   const out: Record<string, number> = {};
   for (const [name, variable] of CEILING_OPTIONS) {
@@ -177,6 +192,9 @@ export function resolveConfig(options: SvcProxyOptions = {}, env: Env = {}): Res
         : 'misconfigured' as const,
       password: adminPassword || undefined,
       cookieSalt: adminSalt(options, env, token, auth),
+      homeWorkspaceId: text(options.workspaceId ?? env.SVC_WORKSPACE_ID) ??
+        text(env.CLIENT_SVC_WORKSPACE_ID),
+      throttle: adminThrottle(options),
     },
     trustForwardedFor: flag(options.trustForwardedFor ?? env.TRUST_FORWARDED_FOR),
     recoveryLinkLogging: flag(options.recoveryLinkLogging ?? env.AUTH_RECOVERY_LINK_LOG),

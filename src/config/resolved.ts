@@ -57,6 +57,12 @@ export interface ResolvedConfig {
   restMaxConcurrent: number;
   graphqlMaxConcurrent: number;
   graphqlMaxBatch: number;
+  /** Cost limits per document, checked right after step 11 (not spec numbers). */
+  graphqlMaxDepth: number;
+  graphqlMaxAliases: number;
+  graphqlMaxRootFields: number;
+  graphqlMaxDirectives: number;
+  graphqlMaxTokens: number;
   wsMaxSockets: number;
   wsPreAuthSockets: number;
   tenantRequestsPerMinute: number;
@@ -67,7 +73,15 @@ export interface ResolvedConfig {
   operationAllowlistExtra: readonly string[];
   /** Document registry texts; undefined: no registry. */
   operations?: readonly string[];
-  admin: { state: 'off' | 'on' | 'misconfigured'; password?: string; cookieSalt: string };
+  admin: {
+    state: 'off' | 'on' | 'misconfigured';
+    password?: string;
+    cookieSalt: string;
+    /** The deployment's own workspace (SVC_WORKSPACE_ID, else CLIENT_SVC_WORKSPACE_ID). */
+    homeWorkspaceId?: string;
+    /** Password throttle: free attempts, waits and the per-attempt pause (ms). */
+    throttle: { freeAttempts: number; baseWaitMs: number; capMs: number; pauseMs: number };
+  };
   trustForwardedFor: boolean;
   recoveryLinkLogging: boolean;
   publishingSecret?: string;

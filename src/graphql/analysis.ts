@@ -11,6 +11,7 @@
  */
 
 import { indexDocument, selectOperation } from './document_index.ts';
+import { textualCost } from './cost.ts';
 import { ANALYSIS_LIMITS, type AnalysisLimits, RESOURCE_ID_ARGUMENTS } from './lists.ts';
 import { type OperationFacts, operationFacts } from './operation_facts.ts';
 import { isParseFailure, type ParseCache, sharedParseCache } from './parse_cache.ts';
@@ -93,6 +94,11 @@ function analyze(entry: GraphQLEntry, options: AnalyzeOptions): Analysis | Analy
     resources: refs.resources,
     slow: facts.slow,
     accountScope: evaluateAccountScope(facts, variables),
+    cost: {
+      depth: facts.depth,
+      rootFields: facts.rootFields.length,
+      ...textualCost(parsed, query),
+    },
   };
 }
 

@@ -65,18 +65,21 @@ function buildIndex(document: DocumentNode): DocumentIndex {
 }
 
 /**
- * Selects the operation an entry runs: the one named `operationName` when a name is given
- * (it must exist), else the only one. Returns the refusal sentence (400
- * ProxyMalformedQuery) when there are several and no name, or the name is not present.
+ * Selects the operation an entry runs. A document defining one operation runs that one
+ * whatever `operationName` says (SPEC "GraphQL request entry": the forwarded name comes
+ * from the parsed document, never from the request), so the forwarded name is always the
+ * document's own. A document defining several needs `operationName` to pick one of them;
+ * returns the refusal sentence (400 ProxyMalformedQuery) when no name is given or the
+ * document has no operation of that name (nothing is guessed).
  */
 export function selectOperation(
   index: DocumentIndex,
   operationName: string | null | undefined,
 ): OperationDefinitionNode | string {
-  if (operationName !== undefined && operationName !== null && operationName !== '') {
-    return index.operationsByName.get(operationName) ??
-      `The document has no operation named ${operationName}.`;
-  }
   if (index.operations.length === 1) return index.operations[0];
-  return 'The document defines several operations; name one with operationName.';
+  if (operationName === undefined || operationName === null || operationName === '') {
+    return 'The document defines several operations; name one with operationName.';
+  }
+  return index.operationsByName.get(operationName) ??
+    `The document defines several operations and none named ${operationName}.`;
 }

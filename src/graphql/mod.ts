@@ -59,3 +59,4 @@ export {
 export { errorCodes, scrubAnswerText, scrubCloseReason, scrubErrors } from './scrub.ts';
 export { idsInAnswer, MAX_IDS_LEARNED_PER_ANSWER } from './learn.ts';
 export { ANALYSIS_LIMITS, type AnalysisLimits } from './lists.ts';
+export type { DocumentCost } from './cost.ts';

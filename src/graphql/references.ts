@@ -97,7 +97,7 @@ export function collectReferences(
 
   for (const name of BOT_ID_ARGUMENTS.variableNames) {
     const v = Object.hasOwn(variables, name) ? variables[name] : undefined;
-    if (v !== undefined && v !== null) addBot(v, `variables.${name}`);
+    if (v !== undefined) addBot(v, `variables.${name}`); // null names a bot too (step 17)
   }
 
   const stack: Pending[] = [];
@@ -147,6 +147,7 @@ function visitAst(
     case Kind.VARIABLE:
       return visitVariable(node.name.value, slot, stack, declarations, variables, unresolvable);
     case Kind.NULL:
+      if (slot.bot) addBot(null, slot.label); // a bot slot given null names a bot (step 17)
       return true;
     case Kind.STRING:
       if (slot.bot) addBot(node.value, slot.label);
@@ -227,7 +228,11 @@ function visitJson(
   addResource: AddResource,
   unresolvable: Unresolvable,
 ): boolean {
-  if (value === null || value === undefined) return true;
+  if (value === undefined) return true;
+  if (value === null) {
+    if (slot.bot) addBot(null, slot.label); // a bot slot given null names a bot (step 17)
+    return true;
+  }
   if (slot.bot) {
     if (typeof value === 'object') {
       const shape = Array.isArray(value) ? 'a list' : 'an object';

@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { DocumentCost } from './cost.ts';
+
 /**
  * One GraphQL request entry as it arrived (a POST body, one element of a batch, or the
  * payload of a socket subscribe frame). `extensions` is checked before analysis (step 9).
@@ -75,6 +77,8 @@ export interface Analysis {
   resources: readonly ResourceReference[];
   slow: boolean;
   accountScope: AccountScope;
+  /** The document's size, for the cost limits checked right after step 11 (`cost.ts`). */
+  cost: DocumentCost;
 }
 
 /**

@@ -46,6 +46,12 @@ export const ERROR_STATUS = {
   OperationNotAllowed: 403,
   RestPathNotAllowed: 403,
   TooManySubscriptions: null,
+  // GraphQL cost limits (not spec codes; checked right after step 11, README "Cost limits")
+  QueryTooDeep: 400,
+  TooManyAliases: 400,
+  TooManyRootFields: 400,
+  TooManyDirectives: 400,
+  TooManyTokens: 400,
   // Upstream answers rewritten (SPEC "Error envelope")
   UpstreamServiceError: null,
   // Sign-up and bot routes
@@ -90,6 +96,10 @@ export const ERROR_STATUS = {
   MediaQuotaExceeded: 507,
   MediaUploadFailed: 502,
   MediaDeleteFailed: 502,
+  /** From the database hints (SPEC "Database hint mapping"); the database's own 4xx travels. */
+  PostNotClaimed: 409,
+  BadPost: 422,
+  CaptionTooLong: 422,
 } as const satisfies Record<string, number | null>;
 
 /** A code of the registry. */

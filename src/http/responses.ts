@@ -35,9 +35,21 @@ export function methodNotAllowed(allow: readonly string[]): Response {
   return new Response(null, { status: 405, headers });
 }
 
-/** Health: 200 {ok:true} or 503 {ok:false}, cache-control: no-store, nothing else in the body. */
-export function healthResponse(ok: boolean): Response {
-  return jsonResponse(ok ? 200 : 503, { ok }, { 'cache-control': 'no-store' });
+/** The methods the health route takes (SPEC "Route table": GET /svc/healthz; HEAD beside GET). */
+export const HEALTH_METHODS = ['GET', 'HEAD'] as const;
+
+/**
+ * The health route, the one place every host answers it from (SPEC "Route
+ * table" health row, "Errors" 405 rule): GET is 200 {ok:true} or 503
+ * {ok:false} with cache-control: no-store and nothing else in the body; HEAD
+ * is the same status and headers with no body; any other method is 405 with
+ * `allow: GET, HEAD` and an empty body. Security headers on every answer.
+ */
+export function healthResponse(method: string, ok: boolean): Response {
+  if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(HEALTH_METHODS);
+  const response = jsonResponse(ok ? 200 : 503, { ok }, { 'cache-control': 'no-store' });
+  if (method === 'GET') return response;
+  return new Response(null, { status: response.status, headers: response.headers });
 }
 
 /** A refused WebSocket upgrade: plain HTTP with a short text body (SPEC "Checks before any route" 5). */

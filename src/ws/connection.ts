@@ -38,7 +38,11 @@ export interface ConnectionContext {
   finished(connection: Connection): void;
 }
 
-type State = 'awaitingInit' | 'admitting' | 'opening' | 'ready' | 'closed';
+/**
+ * 'upstreamGone': the upstream leg ended while subscribes were held or being checked; they are
+ * still checked (in order) before the socket closes with the leg's close.
+ */
+type State = 'awaitingInit' | 'admitting' | 'opening' | 'ready' | 'upstreamGone' | 'closed';
 
 /** One browser socket and, once admitted, its upstream leg. */
 export class Connection {
@@ -53,6 +57,7 @@ export class Connection {
   #token: string | null = null;
   #preAuth = true;
   #checking = false;
+  #upstreamClose: CloseSpec | null = null;
   #acceptedAt: number;
   #browserEnded = false;
   #browserGone!: () => void;
@@ -105,7 +110,7 @@ export class Connection {
   }
 
   #fromBrowser(text: string | null, bytes: number): void {
-    if (this.#state === 'closed') return;
+    if (this.#state === 'closed' || this.#state === 'upstreamGone') return;
     this.#browserBeat?.alive();
     if (bytes > this.#ctx.limits.browserFrameBytes) return this.#finish(CLOSE.frameTooLarge);
     const parsed = parseBrowserFrame(text);
@@ -201,16 +206,39 @@ export class Connection {
         this.#pump();
       },
       message: (message) => this.#subs.fromUpstream(message, this.#token),
-      gone: (close) => this.#finish(close),
+      gone: (close) => this.#upstreamGone(close),
     });
     this.#leg.open(token);
   }
 
-  /** Handles held frames in order, stopping at a pending subscribe check. */
+  /**
+   * The upstream leg ended (its close row: 4000-4999 passed through, else 1012). SPEC "Order in
+   * which a GraphQL body is checked": a subscribe's checks (steps 4-20) come before its forward
+   * (21), first refusal wins; so subscribes already received (held before the upstream was
+   * ready, or behind a pending check) are still checked, in order, and a check that closes the
+   * socket (1013 ProxyFenceUnavailable, gate off) wins over the upstream's close. Then the
+   * socket closes with the leg's close. Frames arriving meanwhile are dropped.
+   */
+  #upstreamGone(close: CloseSpec): void {
+    if (this.#state === 'closed') return;
+    if (this.#queue.length === 0 && !this.#checking) return this.#finish(close);
+    this.#state = 'upstreamGone';
+    this.#upstreamClose = close;
+    this.#pump();
+  }
+
+  /**
+   * Handles held frames in order, stopping at a pending subscribe check. Once the upstream is
+   * gone the frames are only checked (the leg ignores sends), and the socket closes when none
+   * is left.
+   */
   #pump(): void {
-    while (this.#state === 'ready' && !this.#checking) {
+    while ((this.#state === 'ready' || this.#state === 'upstreamGone') && !this.#checking) {
       const item = this.#queue.shift();
-      if (!item) return;
+      if (!item) {
+        if (this.#state === 'upstreamGone') this.#finish(this.#upstreamClose!);
+        return;
+      }
       this.#toUpstream(item.message);
     }
   }

@@ -6,6 +6,7 @@
  * through {@link adaptWebSocket}; the `ws` package's sockets go through `adaptWsSocket`
  * (`ws_socket.ts`). The relay core never sees either API.
  */
+import { DEFAULTS } from '../config/defaults.ts';
 import { utf8Length } from './frames.ts';
 
 /** The graphql-transport-ws subprotocol, the only one the relay speaks on either leg. */
@@ -66,6 +67,20 @@ function binaryBytes(data: unknown): number {
   return 0;
 }
 
+/** How a server socket's close waits for a browser that is still sending (ms). */
+export interface CloseLinger {
+  /** The browser must have sent nothing for this long before the close frame goes. */
+  quietMs: number;
+  /** The close goes at the latest this long after it was asked for. */
+  maxMs: number;
+}
+
+/** The defaults, from the one table (`socketCloseQuietMs`, `socketCloseLingerMs`). */
+export const CLOSE_LINGER: CloseLinger = {
+  quietMs: DEFAULTS.socketCloseQuietMs,
+  maxMs: DEFAULTS.socketCloseLingerMs,
+};
+
 /**
  * Adapts a Web-standard WebSocket (Deno's upgraded socket, Deno's or a browser's client) to
  * {@link UpstreamSocket}. No WebSocket-level ping here: the Web API has none, so the Deno host
@@ -75,35 +90,67 @@ function binaryBytes(data: unknown): number {
  * `role` says which end this is. A close asked for while a server socket is still connecting
  * is applied as soon as it opens (Deno ignores a close in that state); a client socket that is
  * still connecting is abandoned at once.
+ *
+ * A server socket's close lingers while the browser is sending: Deno's upgraded socket drops
+ * the connection without a close frame (the browser sees 1006) when a data frame arrives after
+ * it sent its close, which is exactly what happens when the relay refuses a browser mid-burst
+ * (4400 past 64 held frames, frame too large). So the close frame goes once the browser has
+ * been quiet `linger.quietMs` (at once when it already is), and at the latest `linger.maxMs`
+ * after it was asked for (a browser that never stops sending may then see 1006). Frames that
+ * arrive meanwhile are dropped, never delivered.
  */
 export function adaptWebSocket(
   ws: WebSocket,
   role: 'server' | 'client' = 'server',
+  linger: CloseLinger = CLOSE_LINGER,
 ): UpstreamSocket {
   ws.binaryType = 'arraybuffer';
   let closeWhenOpen: [number, string] | null = null;
+  let lastMessageAt = -Infinity;
+  let closing: { code: number; reason: string; deadline: number } | null = null;
+  let lingerTimer: ReturnType<typeof setTimeout> | undefined;
   ws.addEventListener('error', () => {/* a close event follows; nothing to do */});
   ws.addEventListener('open', () => {
     if (closeWhenOpen) ws.close(...closeWhenOpen);
   });
+  ws.addEventListener('message', () => lastMessageAt = Date.now());
+  ws.addEventListener('close', () => clearTimeout(lingerTimer));
+
+  const closeNow = (code: number, reason: string) => {
+    if (ws.readyState !== WebSocket.OPEN) return;
+    try {
+      ws.close(code, reason);
+    } catch {
+      ws.close(); // a code the Web API refuses: close without one rather than stay open
+    }
+  };
+  const closeWhenQuiet = () => {
+    const now = Date.now();
+    const quietFor = now - lastMessageAt;
+    if (quietFor >= linger.quietMs || now >= closing!.deadline) {
+      return closeNow(closing!.code, closing!.reason);
+    }
+    const wait = Math.min(linger.quietMs - quietFor, closing!.deadline - now);
+    lingerTimer = setTimeout(closeWhenQuiet, Math.max(1, wait));
+  };
+
   return {
     send(text) {
-      if (ws.readyState === WebSocket.OPEN) ws.send(text);
+      if (ws.readyState === WebSocket.OPEN && !closing) ws.send(text);
     },
     close(code, reason) {
+      if (closing) return;
       if (ws.readyState === WebSocket.CONNECTING && role === 'server') {
         closeWhenOpen = [code, reason];
       } else if (ws.readyState === WebSocket.CONNECTING) ws.close();
-      else if (ws.readyState === WebSocket.OPEN) {
-        try {
-          ws.close(code, reason);
-        } catch {
-          ws.close(); // a code the Web API refuses: close without one rather than stay open
-        }
-      }
+      else if (ws.readyState === WebSocket.OPEN && role === 'server') {
+        closing = { code, reason, deadline: Date.now() + linger.maxMs };
+        closeWhenQuiet();
+      } else closeNow(code, reason);
     },
     onMessage(cb) {
       ws.addEventListener('message', (event) => {
+        if (closing) return;
         const data: unknown = event.data;
         if (typeof data === 'string') cb(data, utf8Length(data));
         else cb(null, binaryBytes(data));

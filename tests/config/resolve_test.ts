@@ -149,3 +149,16 @@ Deno.test('media bucket outside the allowed characters is dropped', () => {
     DEFAULTS.mediaBucket,
   );
 });
+
+Deno.test('cost limits: option over environment over default; a bad value gives the default', () => {
+  const c = resolveConfig({ graphqlMaxDepth: 5 }, {
+    GRAPHQL_MAX_DEPTH: '9',
+    GRAPHQL_MAX_ALIASES: '7',
+    GRAPHQL_MAX_TOKENS: 'many',
+  });
+  assert.equal(c.graphqlMaxDepth, 5);
+  assert.equal(c.graphqlMaxAliases, 7);
+  assert.equal(c.graphqlMaxTokens, DEFAULTS.graphqlMaxTokens);
+  assert.equal(c.graphqlMaxRootFields, DEFAULTS.graphqlMaxRootFields);
+  assert.equal(c.graphqlMaxDirectives, DEFAULTS.graphqlMaxDirectives);
+});

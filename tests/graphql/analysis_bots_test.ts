@@ -94,13 +94,60 @@ const CASES: BotCase[] = [
     bots: [],
     unresolvable: true,
   },
+  // null where a bot goes names a bot, refused at step 17 (not read as "no bot named")
   {
-    name: 'explicit null names no bot',
+    name: 'explicit null variable names a bot',
     query: 'query($b: BotID) { x(botID: $b) }',
     variables: { b: null },
+    bots: [null],
+  },
+  { name: 'literal null botID names a bot', query: '{ x(botID: null) }', bots: [null] },
+  { name: 'bot(id: null) names a bot', query: '{ bot(id: null) { id } }', bots: [null] },
+  {
+    name: 'top-level botID null, unused, names a bot',
+    query: '{ x }',
+    variables: { botID: null },
+    bots: [null],
+  },
+  {
+    name: 'top-level botId null names a bot',
+    query: '{ x }',
+    variables: { botId: null },
+    bots: [null],
+  },
+  {
+    name: 'botID null used in bot(id:)',
+    query: 'query($botID: BotID) { bot(id: $botID) { id } }',
+    variables: { botID: null },
+    bots: [null, null],
+  },
+  {
+    name: 'BotID variable defaulted to null names a bot',
+    query: 'query($b: BotID = null) { bot(id: $b) { id } }',
+    bots: [null],
+  },
+  {
+    name: 'null botID inside an input object literal',
+    query: '{ createFlow(input: { botID: null, name: "n" }) { id } }',
+    bots: [null],
+  },
+  {
+    name: 'null botID inside an input object variable',
+    query: 'query($in: FlowInput!) { createFlow(input: $in) { id } }',
+    variables: { in: { botID: null, name: 'n' } },
+    bots: [null],
+  },
+  {
+    name: 'a botID key absent from the variables names no bot',
+    query: '{ x }',
+    variables: { other: null },
     bots: [],
   },
-  { name: 'literal null names no bot', query: '{ x(botID: null) }', bots: [] },
+  {
+    name: 'null under a key that is not a bot names nothing',
+    query: '{ createFlow(input: { flowID: null, name: null }) { id } }',
+    bots: [],
+  },
   {
     name: 'top-level botID variable, unused',
     query: '{ x }',

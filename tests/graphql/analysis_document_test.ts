@@ -31,6 +31,19 @@ Deno.test('operation: a null or empty operationName with one operation picks it'
   assert.equal(analyzeEntryName({ query: 'query A { a }', operationName: '' }), 'A');
 });
 
+Deno.test('operation: one operation runs whatever operationName names; the name forwarded is its own', () => {
+  const cases: Array<[GraphQLEntry, string | null]> = [
+    [{ query: 'query A { a }', operationName: 'B' }, 'A'],
+    [{ query: 'query A { a }', operationName: 'A' }, 'A'],
+    [{ query: 'mutation M { m }', operationName: 'Other' }, 'M'],
+    [{ query: '{ a }', operationName: 'Named' }, null],
+    [{ query: 'query A { ...F } fragment F on Q { a }', operationName: 'F' }, 'A'],
+  ];
+  for (const [entry, expected] of cases) {
+    assert.equal(analyzeEntryName(entry), expected, JSON.stringify(entry));
+  }
+});
+
 function analyzeEntryName(entry: GraphQLEntry): string | null {
   const a = analyzeEntry(entry);
   assert.ok(!('code' in a));
@@ -54,9 +67,9 @@ const FAILURES: FailCase[] = [
     message: /several operations/,
   },
   {
-    name: 'name not present',
-    entry: { query: 'query A { a }', operationName: 'B' },
-    message: /no operation named B/,
+    name: 'several operations, name not present',
+    entry: { query: 'query A { a } query C { c }', operationName: 'B' },
+    message: /none named B/,
   },
   { name: 'only fragments', entry: { query: 'fragment F on Q { a }' }, message: /no operation/ },
   {

@@ -1,10 +1,14 @@
 // The Node host under test: the emitted npm package (npm/), started with the
 // options and environment the test passes in SVC_TEST_CONFIG (JSON), on a free
 // loopback port. Prints one line `LISTENING <url>` once it accepts connections.
+// The package is imported by computed URL: it exists only after `deno task build:npm`, and
+// `deno task check` must pass on a fresh clone without it.
 import process from 'node:process';
-import { createSvcProxy } from '../../npm/esm/mod.js';
-import { createNodeServer } from '../../npm/esm/hosts/node/server.js';
-import { proxyAwareFetch } from '../../npm/esm/hosts/node/outbound.js';
+
+const built = (path) => import(new URL(`../../npm/esm/${path}`, import.meta.url).href);
+const { createSvcProxy } = await built('mod.js');
+const { createNodeServer } = await built('hosts/node/server.js');
+const { proxyAwareFetch } = await built('hosts/node/outbound.js');
 
 const { options, env } = JSON.parse(process.env.SVC_TEST_CONFIG ?? '{}');
 const proxy = createSvcProxy({ ...options, fetch: proxyAwareFetch() }, env);

@@ -175,6 +175,42 @@ testBothHosts('4400 past 64 frames held before the upstream opens', (kind) => {
   });
 });
 
+testBothHosts('4400 reaches a browser that keeps sending past the 64th held frame', (kind) => {
+  const gate = heldGate();
+  return withWorld(kind, { deps: (b) => ({ ...b, admit: gate.admit }) }, async ({ host }) => {
+    const c = rawClient(host.url);
+    await c.opened;
+    c.send({ type: 'connection_init' });
+    // Deno's server socket used to drop the connection (1006) on a frame after its close frame.
+    for (let i = 0; i < 200; i++) c.send({ type: 'ping' });
+    assert.deepEqual(await c.closed, {
+      code: 4400,
+      reason: 'Too many frames before the upstream opened',
+    });
+    gate.release({ ok: true, session: {} });
+  });
+});
+
+testBothHosts('a browser that never stops sending is still closed after the overflow', (kind) => {
+  const gate = heldGate();
+  return withWorld(kind, { deps: (b) => ({ ...b, admit: gate.admit }) }, async ({ host }) => {
+    const c = rawClient(host.url);
+    await c.opened;
+    c.send({ type: 'connection_init' });
+    const flood = setInterval(() => {
+      if (c.ws.readyState === WebSocket.OPEN) c.send({ type: 'ping' });
+    }, 1);
+    try {
+      const closed = await c.closed;
+      assert.notEqual(closed.reason, 'test: expected close did not come');
+      assert.equal(host.relay.stats().heldFrames, 0);
+    } finally {
+      clearInterval(flood);
+    }
+    gate.release({ ok: true, session: {} });
+  });
+});
+
 testBothHosts('4400 past 512 KiB held before the upstream opens', (kind) => {
   const gate = heldGate();
   return withWorld(kind, { deps: (b) => ({ ...b, admit: gate.admit }) }, async ({ host }) => {

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { closeClient, initialisedClient, rawClient, ticks } from './fixtures/clients.ts';
 import type { HostKind } from './fixtures/hosts.ts';
+import type { Admission, SubscribeVerdict } from '../../src/ws/mod.ts';
 import { testBothHosts, TOKEN, withWorld, type WorldOptions } from './fixtures/setup.ts';
 import { type RawPeer, startRawUpstream, waitFor } from './fixtures/upstream.ts';
 
@@ -94,6 +95,48 @@ testBothHosts('an unreachable upstream is 1012', async (kind) => {
     assert.deepEqual(await c.closed, DISCONNECTED);
   });
 });
+
+for (
+  const [verdict, expected] of [
+    [{ ok: false, closeCode: 1013, reason: 'ProxyFenceUnavailable' }, {
+      code: 1013,
+      reason: 'ProxyFenceUnavailable',
+    }],
+    [{ ok: true, payload: { query: 'subscription { ticks }' } }, DISCONNECTED],
+  ] as const
+) {
+  testBothHosts(
+    `subscribes held when the upstream is unreachable are still checked first (${expected.code})`,
+    async (kind) => {
+      const probe = Deno.listen({ hostname: '127.0.0.1', port: 0 });
+      const port = (probe.addr as Deno.NetAddr).port;
+      probe.close();
+      let admit!: (a: Admission) => void;
+      const admitted = new Promise<Admission>((resolve) => admit = resolve);
+      const checked: unknown[] = [];
+      await withWorld(kind, {
+        upstreamUrl: `ws://127.0.0.1:${port}/graphql`,
+        deps: (b) => ({
+          ...b,
+          admit: () => admitted,
+          checkSubscribe: (payload) => {
+            checked.push(payload);
+            return Promise.resolve(verdict as SubscribeVerdict);
+          },
+        }),
+      }, async ({ host }) => {
+        const c = rawClient(host.url);
+        await c.opened;
+        c.send({ type: 'connection_init' });
+        c.send(ticks('1', 1));
+        await waitFor(() => host.relay.stats().heldFrames === 1);
+        admit({ ok: true, session: {} });
+        assert.deepEqual(await c.closed, expected);
+        assert.equal(checked.length, 1, 'the held subscribe was checked');
+      });
+    },
+  );
+}
 
 testBothHosts(
   'a dead upstream is noticed (no pong, no frame) and the browser gets 1012',

@@ -9,9 +9,11 @@ import { checksScenario } from './checks.ts';
 import { gateScenario } from './gate.ts';
 import { overheadScenario } from './overhead.ts';
 import { relayScenario } from './relay.ts';
+import { targetsScenario } from './targets.ts';
 
 /** Every scenario, in run order. */
 export const SCENARIOS: readonly Scenario[] = [
+  targetsScenario,
   overheadScenario,
   checksScenario,
   gateScenario,

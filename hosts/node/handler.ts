@@ -1,0 +1,127 @@
+/**
+ * The one node:http handler every Node-flavoured host shares: the Node server
+ * (hosts/node/server.ts), the Vite plugin (hosts/vite/) and the serverless
+ * function (hosts/vercel/). SPEC "What the service does" 6 (one core, the same
+ * route table on each host), "Startup behaviour and hosts".
+ *
+ * Per request: health, then the proxy; a path neither claims goes to `next`
+ * untouched (its body unread), so the host decides what an unclaimed path is
+ * (the Node server's static build, Vite's own middleware, the function's 404
+ * envelope). Per upgrade: the relay path is accepted or refused here; any other
+ * path is reported unclaimed and left alone (Vite's HMR socket, the Node
+ * server destroys it).
+ */
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import { Buffer } from 'node:buffer';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { DEFAULTS } from '../../src/config/defaults.ts';
+import type { SvcProxy } from '../../src/proxy.ts';
+import { adaptWsSocket } from '../../src/ws/mod.ts';
+import { sendResponse, toRequest, toUpgradeRequest } from './bridge.ts';
+
+/** Called for a request neither health nor the proxy claims. */
+export type NextHandler = (error?: unknown) => void;
+
+/** The shared node:http handler over one proxy. */
+export interface SvcNodeHandler {
+  /** The proxy it serves. */
+  readonly proxy: SvcProxy;
+  /**
+   * Answers health, then the proxy; calls `next()` (nothing written, body unread) for a path
+   * neither claims. Never rejects: a failure answers 500 (or destroys a half-sent answer).
+   */
+  handleRequest(req: IncomingMessage, res: ServerResponse, next: NextHandler): Promise<void>;
+  /**
+   * An `upgrade` event: on the relay path the socket is accepted (handed to the relay) or
+   * answered with plain HTTP 403/503 (SPEC "Checks before any route" 5), and `true` is returned.
+   * Any other path returns `false` with the socket untouched (the caller destroys it or lets
+   * another listener, e.g. Vite's HMR, take it).
+   */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** Closes the relay's sockets and the proxy's timers. */
+  close(): Promise<void>;
+}
+
+/** Writes a plain HTTP answer on a raw upgrade socket, then ends it (no socket ever exists). */
+export async function refuseUpgrade(socket: Duplex, response: Response): Promise<void> {
+  const body = await response.text();
+  const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`];
+  response.headers.forEach((value, name) => lines.push(`${name}: ${value}`));
+  lines.push(`content-length: ${Buffer.byteLength(body)}`, 'connection: close', '', body);
+  socket.end(lines.join('\r\n'));
+}
+
+/** The origin a node request's URL is resolved against (the core reads path and Host). */
+function originOf(req: IncomingMessage): string {
+  const host = req.headers.host ?? `127.0.0.1:${req.socket.localPort ?? 0}`;
+  return `http://${host}`;
+}
+
+function under(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
+}
+
+/** The path of a node request URL (no query), without building a URL object. */
+function pathOf(url: string | undefined): string {
+  const raw = url ?? '/';
+  const end = raw.search(/[?#]/);
+  return end === -1 ? raw : raw.slice(0, end);
+}
+
+/**
+ * Whether a path may be the proxy's at all (health, GraphQL, socket, api, auth, admin,
+ * publishing prefixes). A path outside all of them goes to `next` without a Request being built,
+ * so its body stays unread for the host's own middleware.
+ */
+function mayClaim(proxy: SvcProxy, path: string): boolean {
+  const c = proxy.config;
+  return path === c.healthPath || path === c.httpPath || path === c.wsPath ||
+    under(path, c.apiPath) || under(path, c.authPath) || under(path, c.adminPath) ||
+    under(path, c.publishingPath);
+}
+
+/** Builds the shared handler for `proxy`. */
+export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
+  // ws's own ceiling sits above the relay's 1 MiB browser frame, so the relay answers 4400 first
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 2 * DEFAULTS.browserFrameBytes });
+
+  async function handleRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    next: NextHandler,
+  ): Promise<void> {
+    if (!mayClaim(proxy, pathOf(req.url))) return next();
+    try {
+      const request = await toRequest(req, originOf(req));
+      const response = await proxy.handle(request, { remoteAddress: req.socket.remoteAddress });
+      if (response === null) return next();
+      await sendResponse(req, res, response);
+    } catch {
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    }
+  }
+
+  function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    const request = toUpgradeRequest(req, originOf(req));
+    const decision = proxy.upgrade(request, { remoteAddress: req.socket.remoteAddress });
+    if (decision.kind === 'unclaimed') return false;
+    if (decision.kind === 'refuse') {
+      void refuseUpgrade(socket, decision.response);
+      return true;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => proxy.acceptSocket(adaptWsSocket(ws)));
+    return true;
+  }
+
+  return {
+    proxy,
+    handleRequest,
+    handleUpgrade,
+    async close() {
+      wss.close();
+      await proxy.close();
+    },
+  };
+}

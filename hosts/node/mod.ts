@@ -1,0 +1,10 @@
+/**
+ * `svc-gateway/node`: the Node server host. createSvcServer (health, the proxy, the static
+ * build, BASE_PATH), createNodeServer (health and the proxy over a proxy you built), the shared
+ * node:http handler and the static handler. SPEC "Startup behaviour and hosts" (Node server).
+ */
+export { createSvcServer, type SvcServer, type SvcServerOptions } from './svc_server.ts';
+export { createNodeServer } from './server.ts';
+export { createNodeHandler, type NextHandler, type SvcNodeHandler } from './handler.ts';
+export { CONTENT_TYPES, createStaticHandler, type StaticHandler } from './static.ts';
+export { proxyAwareFetch } from './outbound.ts';

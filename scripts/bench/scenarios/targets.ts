@@ -1,0 +1,155 @@
+/**
+ * Scenario 'targets' (issue 13): the gateway against the fastest possible upstream. A
+ * fixed-answer upstream of its own (../fixed_upstream.ts, its own process: every POST answered
+ * 200 with one small fixed JSON, nothing executed), measured directly (the baseline), through
+ * nginx (proxy_pass + injected header: the anchor, skipped with a printed reason when nginx is
+ * not installed) and through both hosts (default environment: gate off, request-time bot fence
+ * asked of that upstream, tenant minute lifted). The document: `query BotName($botID: BotID!)
+ * { bot(id: $botID) { id name } }` for bot1.
+ *
+ * ROUNDS interleaved rounds; in each round every target is measured at concurrency 32, then at
+ * 1, so the machine's other load falls on every target alike. Ratios are taken per round
+ * against that round's direct figure; the summary gives min..max over rounds of: c=32 req/s x
+ * direct, c=1 added p50 and p99 (ms), c=1 p99 x direct, CPU s per 10k requests (c=32) of the
+ * measured process.
+ */
+import { WORLD_IDS } from '../../sandbox/mod.ts';
+import { type ChildProcess, denoRun, startChildProcess } from '../../host_process.ts';
+import { startNginx } from '../nginx.ts';
+import {
+  type BenchContext,
+  compare,
+  type Comparison,
+  type Measurement,
+  type Range,
+  type Scenario,
+  type ScenarioReport,
+  type Target,
+} from '../scenario.ts';
+
+/** Interleaved rounds. */
+export const ROUNDS = 3;
+
+/** The issue's document and variables. */
+export const TARGETS_DOCUMENT = 'query BotName($botID: BotID!) { bot(id: $botID) { id name } }';
+
+/** The POST body every target gets. */
+export function targetsBody(): string {
+  return JSON.stringify({ query: TARGETS_DOCUMENT, variables: { botID: WORLD_IDS.bot1 } });
+}
+
+/** The fixed-answer upstream in its own process. */
+export function startFixedUpstream(): Promise<ChildProcess> {
+  return startChildProcess({
+    command: denoRun('scripts/bench/fixed_upstream.ts'),
+    env: { PORT: '0', HOST: '127.0.0.1' },
+    ready: /^(http:\/\/\S+)$/,
+  });
+}
+
+/** min..max of `values` as a Range row. */
+export function range(subject: string, figure: string, values: number[]): Range {
+  return { subject, figure, min: Math.min(...values), max: Math.max(...values), values };
+}
+
+/** The per-round figures of each subject against direct, folded into min..max rows. */
+export function summarise(
+  rounds: Map<string, Measurement>[],
+  subjects: string[],
+): Range[] {
+  const rows: Range[] = [];
+  for (const subject of subjects) {
+    const at = (c: number) =>
+      rounds.map((r) => ({ d: r.get(`direct@${c}`)!, s: r.get(`${subject}@${c}`)! }));
+    rows.push(range(subject, 'c=32 req/s x direct', at(32).map(({ d, s }) => s.rps / d.rps)));
+    rows.push(range(subject, 'c=1 added p50 ms', at(1).map(({ d, s }) => s.p50Ms - d.p50Ms)));
+    rows.push(range(subject, 'c=1 added p99 ms', at(1).map(({ d, s }) => s.p99Ms - d.p99Ms)));
+    rows.push(range(subject, 'c=1 p99 x direct', at(1).map(({ d, s }) => s.p99Ms / d.p99Ms)));
+    rows.push(
+      range(subject, 'cpu s per 10k req (c=32)', at(32).map(({ s }) => s.cpuMsPerRequest * 10)),
+    );
+  }
+  rows.push(
+    range(
+      'direct',
+      'cpu s per 10k req (c=32)',
+      rounds.map((r) => r.get('direct@32')!.cpuMsPerRequest * 10),
+    ),
+  );
+  return rows;
+}
+
+async function run(context: BenchContext): Promise<ScenarioReport> {
+  const body = targetsBody();
+  const upstream = await startFixedUpstream();
+  const notes = [
+    `document: BotName for bot1 (${body.length} bytes); upstream: fixed answer (own process)`,
+    `${ROUNDS} interleaved rounds; ratios per round against that round's direct figure`,
+  ];
+  const stops: Array<() => Promise<void>> = [() => upstream.stop()];
+  try {
+    const env = { SVC_API_BASE: upstream.url };
+    const deno = await context.startGateway({ kind: 'deno', env });
+    const node = await context.startGateway({ kind: 'node', env });
+    const targets: Target[] = [{
+      label: 'direct',
+      url: `${upstream.url}/graphql?op=BotName`,
+      headers: { authorization: `Bearer ${context.token}` },
+      pid: upstream.pid,
+    }];
+    const nginx = await startNginx(upstream.url, context.token);
+    if ('skipped' in nginx) {
+      notes.push(`nginx skipped: ${nginx.skipped}`);
+      console.log(`targets: nginx skipped: ${nginx.skipped}`);
+    } else {
+      stops.push(nginx.stop);
+      targets.push({ label: 'nginx', url: `${nginx.url}/graphql?op=BotName`, pid: nginx.pid });
+    }
+    targets.push(
+      { label: 'deno', url: `${deno.url}/svc/graphql`, pid: deno.pid },
+      { label: 'node', url: `${node.url}/svc/graphql`, pid: node.pid },
+    );
+    const measurements: Measurement[] = [];
+    const comparisons: Comparison[] = [];
+    const rounds: Map<string, Measurement>[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const byKey = new Map<string, Measurement>();
+      for (const connections of [32, 1]) {
+        for (const target of targets) {
+          const m = await context.measure(target, body, connections, context.settings.roundS);
+          const labelled = { ...m, target: `${target.label} r${round}` };
+          measurements.push(labelled);
+          byKey.set(`${target.label}@${connections}`, m);
+        }
+        for (const target of targets.slice(1)) {
+          comparisons.push(
+            compare(
+              `${target.label} / direct r${round}`,
+              byKey.get(`direct@${connections}`)!,
+              byKey.get(`${target.label}@${connections}`)!,
+            ),
+          );
+        }
+      }
+      rounds.push(byKey);
+    }
+    notes.push('cpu: the measured process (fixed upstream for direct, nginx worker, gateway)');
+    return {
+      name: 'targets',
+      title: 'Issue 13 targets: fixed-answer upstream, direct vs nginx vs both hosts',
+      notes,
+      measurements,
+      comparisons,
+      ranges: summarise(rounds, targets.slice(1).map((t) => t.label)),
+    };
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+  }
+}
+
+/** See the module comment. */
+export const targetsScenario: Scenario = {
+  name: 'targets',
+  title: 'fixed-answer upstream: direct, nginx, Deno host, Node host; 3 interleaved rounds',
+  run,
+};

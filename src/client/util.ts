@@ -1,0 +1,47 @@
+/**
+ * Small browser helpers of the client: same-origin URLs and an abortable sleep.
+ * Web APIs only (URL, setTimeout, AbortSignal, location).
+ */
+
+/** The page's own origin, or null outside a page (e.g. a worker-less test runtime). */
+function pageOrigin(): string | null {
+  const location = (globalThis as { location?: { origin?: string } }).location;
+  return location?.origin && location.origin !== 'null' ? location.origin : null;
+}
+
+/**
+ * An absolute URL for `path` on the page's own origin (or `path` itself when there is no page
+ * origin). `path` starts with '/'.
+ */
+export function sameOriginUrl(path: string): string {
+  const origin = pageOrigin();
+  return origin ? new URL(path, origin).href : path;
+}
+
+/**
+ * The WebSocket URL for an HTTP(S) or WS(S) URL or a path: http becomes ws, https wss; a path
+ * resolves against the page's origin. Throws TypeError when no absolute URL can be made.
+ */
+export function socketUrl(url: string): string {
+  const origin = pageOrigin();
+  const absolute = origin ? new URL(url, origin) : new URL(url);
+  if (absolute.protocol === 'http:') absolute.protocol = 'ws:';
+  else if (absolute.protocol === 'https:') absolute.protocol = 'wss:';
+  return absolute.href;
+}
+
+/** Resolves after `ms`; rejects with the signal's reason (timer cleared) when it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

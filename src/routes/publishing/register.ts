@@ -1,0 +1,85 @@
+/**
+ * POST /register and GET /config (SPEC "Publish queue", "Authentication" 6).
+ *
+ * register: the admin panel's holder only (svc_admin cookie and x-svc-admin header: 401
+ * AdminSessionRequired, 500 AdminMisconfigured); PUBLISHING_SECRET unset → 500
+ * ProxySocialMisconfigured; PUBLIC_URL unset → 409 ProxyPublicUrlMissing. Records
+ * `<PUBLIC_URL><publishingPath>/publish-due`, the publish key (a hash of the secret) and
+ * HOST_AUTOMATION_BYPASS_SECRET when set, and (re)schedules the pg_cron jobs. Answers
+ * PublishingRegistration (no secret in it).
+ *
+ * config: behind the session gate; answers PublishingConfig.
+ */
+import { DEFAULTS } from '../../config/defaults.ts';
+import { refusalResponse } from '../../http/responses.ts';
+import { checkAdminSession } from '../admin/session_check.ts';
+import { ok, refuse, refuseDatabase } from './answers.ts';
+import { admitSession } from './caller.ts';
+import type { PublishingRequest } from './context.ts';
+import { publishKeyOf } from './publish_key.ts';
+import type { PublishingConfig, PublishingRegistration } from './types.ts';
+
+const DB_TIMEOUT_MS = DEFAULTS.publishingDatabaseTimeoutMs;
+
+/** POST /register. */
+export async function register(req: PublishingRequest): Promise<Response> {
+  await req.request.body?.cancel().catch(() => {});
+  const refused = await checkAdminSession(req.ctx.core.config, req.request);
+  if (refused) return refusalResponse({ ...refused, headers: { ...req.cors } });
+  const { config } = req.ctx.core;
+  if (!config.publishingSecret) {
+    return refuse('ProxySocialMisconfigured', 'PUBLISHING_SECRET is not set', req.cors);
+  }
+  if (!config.publicUrl) {
+    return refuse('ProxyPublicUrlMissing', 'PUBLIC_URL is not set', req.cors);
+  }
+  const service = req.ctx.service;
+  if (service === null) {
+    return refuse('ProxyAuthMisconfigured', 'The publish queue needs a service-role key', req.cors);
+  }
+  const callbackUrl = `${config.publicUrl}${config.publishingPath}/publish-due`;
+  const result = await service.call('svc_publishing_register', {
+    p_callback_url: callbackUrl,
+    p_publish_key: await publishKeyOf(config.publishingSecret),
+    p_bypass_secret: config.bypassSecret ?? null,
+  }, DB_TIMEOUT_MS);
+  if (result.status !== 200) return refuseDatabase(result, req.cors);
+  const data = result.data as { scheduled?: unknown };
+  const answer: PublishingRegistration = {
+    registered: true,
+    callbackUrl,
+    bypass: config.bypassSecret !== undefined,
+    scheduled: data?.scheduled === true,
+  };
+  return ok(answer, req.cors);
+}
+
+/** GET /config. */
+export async function publishingConfig(req: PublishingRequest): Promise<Response> {
+  const session = await admitSession(req);
+  if (session instanceof Response) return session;
+  const { config } = req.ctx.core;
+  const missing: string[] = [];
+  if (!config.publishingSecret) missing.push('PUBLISHING_SECRET');
+  if (!config.publicUrl) missing.push('PUBLIC_URL');
+  if (config.token === null) missing.push(config.tokenEnv);
+  let registered = false;
+  const status = await req.ctx.service?.call('svc_publishing_status', {}, DB_TIMEOUT_MS);
+  if (status?.status === 200) {
+    registered = (status.data as { registered?: unknown })?.registered === true;
+    if (!registered) missing.push('register');
+  } else {
+    return refuseDatabase(status ?? { status: 0, data: null, error: null }, req.cors);
+  }
+  const answer: PublishingConfig = {
+    scheduling: missing.length === 0,
+    missing,
+    registered,
+    media: {
+      contentTypes: DEFAULTS.mediaTypes.map((t) => t.contentType),
+      maxBytes: DEFAULTS.mediaFileBytes,
+      quotaBytes: config.mediaQuotaMb * 1024 * 1024,
+    },
+  };
+  return ok(answer, req.cors);
+}

@@ -1,0 +1,146 @@
+/**
+ * The svc_auth migration called over the PostgREST-compatible endpoint, below the routes:
+ * a reservation is not a bot, a crashed reservation is reclaimed (the old token then loses),
+ * attach and release are the service role's only, rename keeps the previous name, the delete
+ * check, and the recovery record.
+ */
+import assert from 'node:assert/strict';
+import { startBackend } from '../fixtures/db/backend.ts';
+import { startPostgres } from '../fixtures/db/postgres.ts';
+
+Deno.test('svc_auth functions', async (t) => {
+  const cluster = await startPostgres();
+  try {
+    const b = await startBackend(cluster);
+    try {
+      const user = await b.seed.createUser('u@example.test');
+      const jwt = await b.rest.mintUserToken(user);
+      const service = b.rest.serviceRoleKey;
+      let first: { reservation: string; token: string };
+
+      await t.step('a reservation is not an openable bot; a second call waits', async () => {
+        const r = await b.rpc('svc_provision', { p_name: 'One' }, jwt);
+        assert.equal(r.status, 200);
+        const body = r.body as { state: string; reservation: string; token: string };
+        assert.equal(body.state, 'reserved');
+        first = body;
+        const ids = await b.rpc('svc_my_bot_ids', {}, jwt);
+        assert.deepEqual(ids.body, []);
+        const again = await b.rpc('svc_provision', { p_name: 'One' }, jwt);
+        assert.equal((again.body as { state: string }).state, 'pending');
+      });
+
+      await t.step('attach and release: service role only', async () => {
+        const asUser = await b.rpc('svc_bot_attach', {
+          p_reservation: first.reservation,
+          p_token: first.token,
+          p_upstream_bot_id: 'b00000000000000000000abc',
+        }, jwt);
+        assert.equal(asUser.status, 403);
+        const release = await b.rpc('svc_bot_release', {
+          p_reservation: first.reservation,
+          p_token: first.token,
+        }, jwt);
+        assert.equal(release.status, 403);
+        const anon = await b.rpc('svc_provision', { p_name: 'x' });
+        assert.equal(anon.status, 401);
+      });
+
+      await t.step('a crashed reservation is reclaimed; the old token loses', async () => {
+        await b.seed.query(
+          "update public.svc_bots set reserved_at = now() - interval '1 hour' where id = $1",
+          [first.reservation],
+        );
+        const r = await b.rpc('svc_provision', { p_name: 'Two' }, jwt);
+        const body = r.body as { state: string; reservation: string; token: string };
+        assert.equal(body.state, 'reserved');
+        assert.equal(body.reservation, first.reservation, 'the same row, not a new one');
+        assert.notEqual(body.token, first.token);
+        const late = await b.rpc(
+          'svc_bot_attach',
+          {
+            p_reservation: first.reservation,
+            p_token: first.token,
+            p_upstream_bot_id: 'b00000000000000000000abc',
+          },
+          service,
+          service,
+        );
+        assert.equal(late.status, 409);
+        assert.equal((late.body as { hint: string }).hint, 'reservation_lost');
+        const bad = await b.rpc(
+          'svc_bot_attach',
+          {
+            p_reservation: body.reservation,
+            p_token: body.token,
+            p_upstream_bot_id: 'not/an id',
+          },
+          service,
+          service,
+        );
+        assert.equal((bad.body as { hint: string }).hint, 'bad_bot_id');
+        const ok = await b.rpc(
+          'svc_bot_attach',
+          {
+            p_reservation: body.reservation,
+            p_token: body.token,
+            p_upstream_bot_id: 'b00000000000000000000abd',
+          },
+          service,
+          service,
+        );
+        assert.equal(ok.status, 200);
+        assert.equal((ok.body as { name: string }).name, 'Two');
+        const rows = await b.seed.query('select count(*)::int as n from public.svc_bots');
+        assert.equal(rows.rows[0].n, 1);
+        assert.deepEqual((await b.rpc('svc_my_bot_ids', {}, jwt)).body, [
+          'b00000000000000000000abd',
+        ]);
+      });
+
+      await t.step('rename keeps the previous name; restore only undoes its own name', async () => {
+        const r = await b.rpc('svc_bot_rename', {
+          p_bot_id: 'b00000000000000000000abd',
+          p_name: 'Three',
+        }, jwt);
+        assert.deepEqual(r.body, {
+          id: 'b00000000000000000000abd',
+          name: 'Three',
+          previousName: 'Two',
+        });
+        const wrong = await b.rpc('svc_bot_rename_restore', {
+          p_bot_id: 'b00000000000000000000abd',
+          p_name: 'Other',
+        }, jwt);
+        assert.equal(wrong.body, false);
+        const restored = await b.rpc('svc_bot_rename_restore', {
+          p_bot_id: 'b00000000000000000000abd',
+          p_name: 'Three',
+        }, jwt);
+        assert.equal(restored.body, true);
+        const name = await b.seed.query('select name from public.svc_bots');
+        assert.equal(name.rows[0].name, 'Two');
+      });
+
+      await t.step('delete check: the only bot is the last openable one', async () => {
+        const r = await b.rpc(
+          'svc_bot_delete_check',
+          { p_bot_id: 'b00000000000000000000abd' },
+          jwt,
+        );
+        assert.equal((r.body as { lastOpenable: boolean }).lastOpenable, true);
+        const other = await b.seed.createUser('o@example.test');
+        const otherJwt = await b.rest.mintUserToken(other);
+        const none = await b.rpc('svc_bot_delete_check', {
+          p_bot_id: 'b00000000000000000000abd',
+        }, otherJwt);
+        assert.equal(none.status, 404);
+        assert.equal((none.body as { hint: string }).hint, 'bot_not_found');
+      });
+    } finally {
+      await b.stop();
+    }
+  } finally {
+    await cluster.stop();
+  }
+});
