@@ -200,6 +200,9 @@ Deno.test('two gateway processes on one database agree on ownership', async () =
     }, bearer(users.a.jwt));
     assert.equal(await statusOf(owner), 200, 'the owner passes in the other process');
 
+    // The requests above queue writes that land up to 250 ms later and would refresh the row
+    // after the ageing below: let every queued write land first.
+    await waitForQuietBinds(backend);
     await backend.seed.query(
       "update public.svc_resource_owner set bound_at = now() - interval '25 hours'",
     );
@@ -217,6 +220,17 @@ Deno.test('two gateway processes on one database agree on ownership', async () =
     await cluster.stop();
   }
 });
+
+/** Waits until no svc_resource_bind call has arrived for 1 s (the batch delay is 250 ms). */
+async function waitForQuietBinds(backend: Backend): Promise<void> {
+  const count = () => backend.rest.calls.get('svc_resource_bind') ?? 0;
+  let seen = count();
+  let quietSince = Date.now();
+  while (Date.now() - quietSince < 1000) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (count() !== seen) [seen, quietSince] = [count(), Date.now()];
+  }
+}
 
 /** Polls the table until `id` has a row (the batch is written 250 ms after it is queued). */
 async function waitForRow(backend: Backend, id: string): Promise<void> {
