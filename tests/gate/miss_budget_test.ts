@@ -85,6 +85,7 @@ for (const kind of HOSTS) {
         50,
         (i) => backend.rest.mintUserToken(users.b.id, { expSeconds: 600 + i }),
       );
+      const started = performance.now();
       const answers = await inWaves(700, 16, async (i) => {
         const res = await postGraphql(gateway.url, { query: '{ currentUser { id } }' }, {
           authorization: `Bearer ${tokens[i]}`,
@@ -98,7 +99,10 @@ for (const kind of HOSTS) {
       });
       const admitted = answers.filter((a) => a === 'admitted').length;
       assert.ok(admitted >= 480, `at least the budget's 480 new sessions (${admitted})`);
-      assert.ok(admitted < 700, 'the flood ran past the budget');
+      // The bucket refills 600 a minute while the flood runs (a loaded machine runs it slower):
+      // past the burst of 480, only what refilled meanwhile may be admitted.
+      const refilled = Math.ceil(((performance.now() - started) * 600) / 60_000);
+      assert.ok(admitted <= 480 + refilled, `the flood ran past the budget (${admitted})`);
       assert.equal(backend.rest.calls.get('svc_my_bot_ids'), admitted, 'one call per admission');
       assert.equal(forwarded(sandbox).length, admitted, 'refused requests reached nothing');
     } finally {
