@@ -9,6 +9,7 @@ import type { ResourceFence } from './admission/resource_fence.ts';
 import type { ResourceStore } from './admission/resource_store.ts';
 import type { Tenants } from './admission/tenants.ts';
 import type { Registry } from './graphql/mod.ts';
+import type { PostText } from './upstream/outbound.ts';
 import type { Revocations } from './admission/revocations.ts';
 
 /** Everything shared by the routes of one proxy instance. */
@@ -16,6 +17,8 @@ export interface Core {
   readonly config: ResolvedConfig;
   /** The fetch used for every outbound HTTP call (the host's proxy-aware one). */
   readonly fetch: typeof fetch;
+  /** The GraphQL forward's transport (the host's, else one over `fetch`). */
+  readonly postText: PostText;
   readonly log: (line: string) => void;
   readonly gate: Gate;
   readonly graphqlInFlight: InFlight;

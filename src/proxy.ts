@@ -25,6 +25,7 @@ import { createAdminRoutes } from './routes/admin/mod.ts';
 import { createAuthRoutes } from './routes/auth/mod.ts';
 import { createPublishingRoutes } from './routes/publishing/mod.ts';
 import { createCoreRelay } from './routes/socket.ts';
+import { fetchPostText } from './upstream/outbound.ts';
 import type { RelaySocket, RelayStats } from './ws/mod.ts';
 
 /** What a host knows about the connection. */
@@ -76,6 +77,7 @@ function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
   return {
     config,
     fetch: fetchImpl,
+    postText: options.postText ?? fetchPostText(fetchImpl),
     log: options.log ?? ((line) => console.log(line)),
     gate: createGate(config, fetchImpl),
     graphqlInFlight: createInFlight(config.graphqlMaxConcurrent),

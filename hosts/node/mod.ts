@@ -7,4 +7,4 @@ export { createSvcServer, type SvcServer, type SvcServerOptions } from './svc_se
 export { createNodeServer } from './server.ts';
 export { createNodeHandler, type NextHandler, type SvcNodeHandler } from './handler.ts';
 export { CONTENT_TYPES, createStaticHandler, type StaticHandler } from './static.ts';
-export { proxyAwareFetch } from './outbound.ts';
+export { nodeOutbound, proxyAwareFetch, proxyAwarePostText } from './outbound.ts';

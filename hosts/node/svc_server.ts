@@ -17,7 +17,7 @@ import { createSvcProxy, type SvcProxy } from '../../src/proxy.ts';
 import { bindAddress, isLoopbackBind, loadEnv } from '../env.ts';
 import { enterBasePath, normaliseBasePath } from './base_path.ts';
 import { createNodeHandler } from './handler.ts';
-import { proxyAwareFetch } from './outbound.ts';
+import { nodeOutbound } from './outbound.ts';
 import { notFound } from './server.ts';
 import { createStaticHandler } from './static.ts';
 
@@ -85,8 +85,8 @@ export function createSvcServer(init: SvcServerOptions = {}): SvcServer {
   const log = init.log ?? ((line: string) => console.log(line));
   const proxy = createSvcProxy({
     loopbackOnly: isLoopbackBind(host),
-    fetch: proxyAwareFetch(),
     ...init.options,
+    ...nodeOutbound(init.options),
   }, env);
   for (const line of proxy.startupLines) log(line);
   const distDir = defaultDist(init.distDir);

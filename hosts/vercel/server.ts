@@ -20,7 +20,7 @@ import { plainResponse, refusalResponse } from '../../src/http/responses.ts';
 import { createSvcProxy } from '../../src/proxy.ts';
 import { sendResponse } from '../node/bridge.ts';
 import { createNodeHandler, refuseUpgrade, type SvcNodeHandler } from '../node/handler.ts';
-import { proxyAwareFetch } from '../node/outbound.ts';
+import { nodeOutbound } from '../node/outbound.ts';
 import { restorePath } from './cfpath.ts';
 
 function answer(req: IncomingMessage, res: ServerResponse, response: Response): void {
@@ -46,7 +46,7 @@ export function createVercelServer(
   const handler = (): SvcNodeHandler => {
     if (built) return built;
     const proxy = createSvcProxy(
-      { fetch: proxyAwareFetch(), ...options },
+      { ...options, ...nodeOutbound(options) },
       env ?? { ...process.env },
     );
     for (const line of proxy.startupLines) console.log(line);

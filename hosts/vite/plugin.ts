@@ -21,7 +21,7 @@ import type { Env, SvcProxyOptions } from '../../src/config/options.ts';
 import { createSvcProxy } from '../../src/proxy.ts';
 import { isLoopbackBind } from '../env.ts';
 import { createNodeHandler } from '../node/handler.ts';
-import { proxyAwareFetch } from '../node/outbound.ts';
+import { nodeOutbound } from '../node/outbound.ts';
 
 /** The part of Vite's resolved config the plugin reads. */
 export interface ViteConfigLike {
@@ -102,8 +102,8 @@ async function mount(
   const env: Env = { ...loadEnv(config.mode, config.envDir || config.root, ''), ...process.env };
   const proxy = createSvcProxy({
     loopbackOnly: viteBindsLoopback(settings.host),
-    fetch: proxyAwareFetch(),
     ...options,
+    ...nodeOutbound(options),
     allowedHosts: joinAllowedHosts(
       options.allowedHosts ?? env.ALLOWED_HOSTS,
       settings.allowedHosts,

@@ -3,6 +3,8 @@
  * Each falls back to its environment variable, then to `DEFAULTS`.
  */
 
+import type { PostText } from '../upstream/outbound.ts';
+
 /** Tuning of the request-time bot fence (SPEC "Options": fence). All in ms. */
 export interface FenceOptions {
   ttlMs?: number;
@@ -96,6 +98,11 @@ export interface SvcProxyOptions {
   publicUrl?: string;
   /** Host hook, not a spec option: the fetch used for every outbound HTTP call. */
   fetch?: typeof fetch;
+  /**
+   * Host hook, not a spec option: the GraphQL forward's transport (default: one over `fetch`).
+   * The Node host passes one on undici's dispatcher, which honours the same proxy variables.
+   */
+  postText?: PostText;
   /** Host hook, not a spec option: where log lines go (default console.log). */
   log?: (line: string) => void;
 }

@@ -22,7 +22,7 @@ export async function handleGraphql(
   try {
     const refused = await runSteps(HTTP_STEPS, state);
     if (refused) return refusalResponse({ ...refused, headers: { ...refused.headers, ...cors } });
-    const outcome = await forwardGraphql(core.fetch, {
+    const outcome = await forwardGraphql(core.postText, {
       upstream: core.config.upstream,
       token: core.config.token!,
       entries: state.forward,

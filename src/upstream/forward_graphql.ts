@@ -8,7 +8,8 @@
 import type { ForwardEntry } from '../admission/graphql_state.ts';
 import { scrubAnswerText } from '../graphql/mod.ts';
 import { applySecurityHeaders } from '../http/security_headers.ts';
-import { fetchWithDeadline, type Outcome, upstreamTimedOut } from './outbound.ts';
+import type { Refusal } from '../http/error_codes.ts';
+import type { PostText, TextAnswer } from './outbound.ts';
 
 /** What the forward sends: entries, batch shape, budget. */
 export interface GraphqlForward {
@@ -39,32 +40,22 @@ export function graphqlUrl(upstream: string, entries: readonly ForwardEntry[]): 
 }
 
 /** The upstream's answer, read whole under the deadline. */
-export interface GraphqlAnswer {
-  status: number;
-  contentType: string | null;
-  text: string;
-}
+export type GraphqlAnswer = TextAnswer;
 
-/** Sends the request; resolves to the answer or a 504 refusal. */
-export async function forwardGraphql(
-  fetchImpl: typeof fetch,
+/** Sends the request through `post`; resolves to the answer or a 504 refusal. */
+export function forwardGraphql(
+  post: PostText,
   f: GraphqlForward,
-): Promise<{ answer: GraphqlAnswer } | Extract<Outcome, { refused: unknown }>> {
-  const outcome = await fetchWithDeadline(fetchImpl, graphqlUrl(f.upstream, f.entries), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${f.token}` },
-    body: serialiseEntries(f.entries, f.batch),
-  }, f.timeoutMs);
-  if ('refused' in outcome) return outcome;
-  try {
-    const text = await outcome.response.text();
-    const { status, headers } = outcome.response;
-    return { answer: { status, contentType: headers.get('content-type'), text } };
-  } catch {
-    return { refused: upstreamTimedOut(f.timeoutMs) };
-  } finally {
-    outcome.done();
-  }
+): Promise<{ answer: GraphqlAnswer } | { refused: Refusal }> {
+  return post(
+    graphqlUrl(f.upstream, f.entries),
+    {
+      'content-type': 'application/json',
+      authorization: `Bearer ${f.token}`,
+    },
+    serialiseEntries(f.entries, f.batch),
+    f.timeoutMs,
+  );
 }
 
 /** The response to the caller: upstream status and content-type, rewritten body. */

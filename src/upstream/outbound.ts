@@ -47,3 +47,44 @@ export async function fetchWithDeadline(
     return { refused: timedOut ? upstreamTimedOut(timeoutMs) : upstreamUnreachable(), done };
   }
 }
+
+/** An upstream answer read whole: status, content-type, body text. */
+export interface TextAnswer {
+  status: number;
+  contentType: string | null;
+  text: string;
+}
+
+/**
+ * POSTs `body` to `url` with exactly `headers` and reads the whole answer as text, all within
+ * `timeoutMs` (headers and body); a 504 ProxyUpstreamUnavailable refusal when it could not.
+ * The GraphQL forward's transport (step 21): the default is built on the host's fetch
+ * ({@link fetchPostText}); the Node host passes one on undici's dispatcher (no Web streams).
+ */
+export type PostText = (
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  body: string,
+  timeoutMs: number,
+) => Promise<{ answer: TextAnswer } | { refused: Refusal }>;
+
+/** {@link PostText} over a fetch (the default on every host but Node). */
+export function fetchPostText(fetchImpl: typeof fetch): PostText {
+  return async (url, headers, body, timeoutMs) => {
+    const outcome = await fetchWithDeadline(fetchImpl, url, {
+      method: 'POST',
+      headers,
+      body,
+    }, timeoutMs);
+    if ('refused' in outcome) return outcome;
+    try {
+      const text = await outcome.response.text();
+      const { status, headers: answered } = outcome.response;
+      return { answer: { status, contentType: answered.get('content-type'), text } };
+    } catch {
+      return { refused: upstreamTimedOut(timeoutMs) };
+    } finally {
+      outcome.done();
+    }
+  };
+}

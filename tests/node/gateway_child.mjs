@@ -8,10 +8,10 @@ import process from 'node:process';
 const built = (path) => import(new URL(`../../npm/esm/${path}`, import.meta.url).href);
 const { createSvcProxy } = await built('mod.js');
 const { createNodeServer } = await built('hosts/node/server.js');
-const { proxyAwareFetch } = await built('hosts/node/outbound.js');
+const { nodeOutbound } = await built('hosts/node/outbound.js');
 
 const { options, env } = JSON.parse(process.env.SVC_TEST_CONFIG ?? '{}');
-const proxy = createSvcProxy({ ...options, fetch: proxyAwareFetch() }, env);
+const proxy = createSvcProxy({ ...options, ...nodeOutbound() }, env);
 for (const line of proxy.startupLines) console.log(line);
 const server = createNodeServer(proxy);
 server.listen(0, '127.0.0.1', () => {
