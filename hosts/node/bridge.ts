@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Buffer } from 'node:buffer';
 import { DEFAULTS } from '../../src/config/defaults.ts';
+import { knownText, withPrereadBody } from '../../src/http/preread.ts';
 
 /** A Web ReadableStream over the request body; cancelling pauses and drops, never destroys. */
 function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
@@ -36,6 +37,9 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
     },
   }, { highWaterMark: 4 });
 }
+
+/** Content types whose small bodies are handed to the core read ahead. */
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
 /** Declared bodies up to this many bytes are read whole before the core sees them. */
 const SMALL_BODY_BYTES = 64 * 1024;
@@ -80,7 +84,13 @@ export async function toRequest(req: IncomingMessage, origin: string): Promise<R
   if (method === 'GET' || method === 'HEAD') return new Request(url, { method, headers });
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared <= SMALL_BODY_BYTES) {
-    return new Request(url, { method, headers, body: await readSmallBody(req) });
+    const bytes = new Uint8Array(await readSmallBody(req));
+    // A JSON body (every JSON route reads through readCappedBytes) goes beside the Request
+    // instead of in it: no Web stream for the common path.
+    if (JSON_TYPE.test(headers.get('content-type') ?? '')) {
+      return withPrereadBody(new Request(url, { method, headers }), bytes);
+    }
+    return new Request(url, { method, headers, body: bytes });
   }
   return new Request(url, {
     method,
@@ -137,6 +147,13 @@ export async function sendResponse(
   }
   if (!response.body) {
     res.writeHead(response.status, headers).end();
+    return;
+  }
+  const text = knownText(response);
+  if (text !== undefined) {
+    const bytes = Buffer.from(text);
+    headers['content-length'] = String(bytes.byteLength);
+    res.writeHead(response.status, headers).end(bytes);
     return;
   }
   const reader = response.body.getReader();

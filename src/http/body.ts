@@ -2,6 +2,7 @@
  * Capped body reading. SPEC "Size and capacity" (the oversize rule).
  */
 import { type Refusal, refusal } from './error_codes.ts';
+import { prereadBody } from './preread.ts';
 
 /** Headers every oversize refusal carries: the caller is told the connection ends. */
 export const OVERSIZE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -23,20 +24,25 @@ export function declaredLength(request: Request): number | null {
 }
 
 /**
- * Reads the whole body as UTF-8 text, at most `limit` bytes. Past the limit it
- * stops reading (the rest is dropped, the stream cancelled) and answers the
- * 413 refusal. A declared content-length over the limit refuses before reading.
+ * Reads the whole body, at most `limit` bytes: the bytes (empty when there is no body), or
+ * null when it is over `limit` (a declared content-length over it refuses before reading; past
+ * it while reading, the rest is dropped and the stream cancelled). Sees a body a host read
+ * ahead (src/http/preread.ts).
  */
-export async function readCappedText(
+export async function readCappedBytes(
   request: Request,
   limit: number,
-): Promise<{ text: string } | { refused: Refusal }> {
+): Promise<Uint8Array<ArrayBuffer> | null> {
   const declared = declaredLength(request);
   if (declared !== null && declared > limit) {
     await request.body?.cancel().catch(() => {});
-    return { refused: tooLarge(limit) };
+    return null;
   }
-  if (!request.body) return { text: '' };
+  const preread = prereadBody(request);
+  if (preread !== undefined) {
+    return preread.byteLength > limit ? null : preread as Uint8Array<ArrayBuffer>;
+  }
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -46,17 +52,33 @@ export async function readCappedText(
     total += value.byteLength;
     if (total > limit) {
       await reader.cancel().catch(() => {});
-      return { refused: tooLarge(limit) };
+      return null;
     }
     chunks.push(value);
   }
+  if (chunks.length === 1) return chunks[0] as Uint8Array<ArrayBuffer>;
   const bytes = new Uint8Array(total);
   let offset = 0;
   for (const chunk of chunks) {
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return { text: new TextDecoder().decode(bytes) };
+  return bytes;
+}
+
+const UTF8 = new TextDecoder();
+
+/**
+ * Reads the whole body as UTF-8 text, at most `limit` bytes ({@link readCappedBytes}); past the
+ * limit, the 413 RequestTooLarge refusal.
+ */
+export async function readCappedText(
+  request: Request,
+  limit: number,
+): Promise<{ text: string } | { refused: Refusal }> {
+  const bytes = await readCappedBytes(request, limit);
+  if (bytes === null) return { refused: tooLarge(limit) };
+  return { text: UTF8.decode(bytes) };
 }
 
 /**

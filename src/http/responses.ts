@@ -3,6 +3,7 @@
  * SPEC "Error envelope", "Errors" (first paragraph), "Route table" (health).
  */
 import { type Refusal, statusOf } from './error_codes.ts';
+import { textResponse } from './preread.ts';
 import { applySecurityHeaders } from './security_headers.ts';
 
 /** A JSON response with the security headers; `extra` headers are added. */
@@ -13,7 +14,7 @@ export function jsonResponse(
 ): Response {
   const headers = applySecurityHeaders(new Headers(extra));
   headers.set('content-type', 'application/json; charset=utf-8');
-  return new Response(JSON.stringify(body), { status, headers });
+  return textResponse(JSON.stringify(body), { status, headers });
 }
 
 /**
@@ -58,5 +59,5 @@ export function plainResponse(status: number, text: string): Response {
     new Headers({ 'content-type': 'text/plain; charset=utf-8' }),
   );
   headers.set('cache-control', 'no-store');
-  return new Response(text, { status, headers });
+  return textResponse(text, { status, headers });
 }

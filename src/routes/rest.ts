@@ -11,6 +11,7 @@ import { UPLOAD_STEPS } from '../admission/steps.ts';
 import { DEFAULTS } from '../config/defaults.ts';
 import type { Core } from '../core.ts';
 import { cappedStream, declaredLength, tooLarge } from '../http/body.ts';
+import { requestBodyOf } from '../http/preread.ts';
 import { type Refusal, refusal } from '../http/error_codes.ts';
 import { methodNotAllowed, refusalResponse } from '../http/responses.ts';
 import { applySecurityHeaders } from '../http/security_headers.ts';
@@ -56,7 +57,8 @@ async function forwardUpload(
   const headers: Record<string, string> = { authorization: `Bearer ${core.config.token}` };
   const type = request.headers.get('content-type');
   if (type) headers['content-type'] = type;
-  const capped = request.body ? cappedStream(request.body, limit) : null;
+  const sent = requestBodyOf(request);
+  const capped = sent ? cappedStream(sent, limit) : null;
   const url = `${core.config.upstream}/api${rest}${new URL(request.url).search}`;
   const outcome = await fetchWithDeadline(core.fetch, url, {
     method: 'POST',

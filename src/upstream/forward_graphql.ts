@@ -7,6 +7,7 @@
  */
 import type { ForwardEntry } from '../admission/graphql_state.ts';
 import { scrubAnswerText } from '../graphql/mod.ts';
+import { textResponse } from '../http/preread.ts';
 import { applySecurityHeaders } from '../http/security_headers.ts';
 import type { Refusal } from '../http/error_codes.ts';
 import type { PostText, TextAnswer } from './outbound.ts';
@@ -62,5 +63,5 @@ export function forwardGraphql(
 export function answerResponse(answer: GraphqlAnswer, extra: Record<string, string>): Response {
   const headers = applySecurityHeaders(new Headers(extra));
   if (answer.contentType) headers.set('content-type', answer.contentType);
-  return new Response(scrubAnswerText(answer.text), { status: answer.status, headers });
+  return textResponse(scrubAnswerText(answer.text), { status: answer.status, headers });
 }

@@ -14,7 +14,7 @@
  * 502 MediaDeleteFailed. Answers {key, deleted: true}.
  */
 import { DEFAULTS } from '../../config/defaults.ts';
-import { readCappedBytes } from './read_bytes.ts';
+import { readCappedBytes } from '../../http/body.ts';
 import { ok, refuse, refuseDatabase } from './answers.ts';
 import { admitBotCaller } from './caller.ts';
 import type { PublishingRequest } from './context.ts';

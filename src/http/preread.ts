@@ -1,0 +1,46 @@
+/**
+ * Bodies a host read before the core saw the request, and bodies the core answered from a
+ * string, so a host can skip the Web streams on the common path (issue 13: the Node host).
+ *
+ * - Request side: a host that has already read a small body whole builds the Request without a
+ *   body and registers the bytes with {@link withPrereadBody}; every reader in the core goes
+ *   through {@link requestBodyOf} or `readCappedBytes` (src/http/body.ts), which see them.
+ * - Answer side: {@link textResponse} builds a Response from a string and remembers the string,
+ *   so the Node host writes it with one `end()` instead of reading the Response's stream
+ *   ({@link knownText}). The Response itself is complete: any other host reads it as usual.
+ *
+ * Both tables are WeakMaps: nothing outlives the request or answer it belongs to.
+ */
+
+const PREREAD = new WeakMap<Request, Uint8Array>();
+const KNOWN = new WeakMap<Response, string>();
+
+/** Registers `bytes` as the body of `request` (built without one); returns the request. */
+export function withPrereadBody(request: Request, bytes: Uint8Array): Request {
+  PREREAD.set(request, bytes);
+  return request;
+}
+
+/** The bytes a host read ahead for `request`, if any. */
+export function prereadBody(request: Request): Uint8Array | undefined {
+  return PREREAD.get(request);
+}
+
+/** The body as a stream: the request's own, or one over the bytes read ahead; null when none. */
+export function requestBodyOf(request: Request): ReadableStream<Uint8Array> | null {
+  const bytes = PREREAD.get(request);
+  if (bytes === undefined) return request.body;
+  return new Blob([bytes as Uint8Array<ArrayBuffer>]).stream();
+}
+
+/** A Response over `text` whose text a host can read back without the stream. */
+export function textResponse(text: string, init: ResponseInit): Response {
+  const response = new Response(text, init);
+  KNOWN.set(response, text);
+  return response;
+}
+
+/** The text `response` was built from by {@link textResponse}, while its body is unread. */
+export function knownText(response: Response): string | undefined {
+  return response.bodyUsed ? undefined : KNOWN.get(response);
+}
