@@ -130,6 +130,30 @@ function nodeHeaders(response: Response): Record<string, string | string[]> {
 }
 
 /**
+ * An answer ready before the caller finished sending its body (a 413, or a refusal before the
+ * body was read: 415, 401, 403, 429, 503): SPEC "Size and capacity" (the oversize rule) applied
+ * as a lingering close, so the answer reaches a caller that is still sending. The answer says
+ * `connection: close`; the rest of the body is read and dropped (never buffered); the socket
+ * is destroyed `oversizeDestroyMs` (250 ms) after the answer went out if the caller is still
+ * sending by then, else it closes normally once the body has ended.
+ */
+function lingerAfterEarlyAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  headers: Record<string, string | string[]>,
+): void {
+  headers['connection'] = 'close';
+  req.removeAllListeners('data');
+  req.on('data', () => {});
+  req.resume();
+  res.once('finish', () => {
+    if (req.complete) return;
+    const timer = setTimeout(() => req.socket.destroy(), DEFAULTS.oversizeDestroyMs);
+    req.socket.once('close', () => clearTimeout(timer));
+  });
+}
+
+/**
  * Writes a Web Response to a node response: a small body whole with its
  * content-length, a large one streamed; applies the oversize socket rule.
  */
@@ -139,12 +163,7 @@ export async function sendResponse(
   response: Response,
 ): Promise<void> {
   const headers = nodeHeaders(response);
-  if (response.headers.get('connection') === 'close' && !req.complete) {
-    res.once('finish', () => {
-      const timer = setTimeout(() => req.socket.destroy(), DEFAULTS.oversizeDestroyMs);
-      req.socket.once('close', () => clearTimeout(timer));
-    });
-  }
+  if (!req.complete) lingerAfterEarlyAnswer(req, res, headers);
   if (!response.body) {
     res.writeHead(response.status, headers).end();
     return;
