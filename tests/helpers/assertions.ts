@@ -113,11 +113,15 @@ function unchunk(raw: string): string {
   }
 }
 
+/** Header lines by lowercase name; a name given twice is joined with ', ' (as fetch does). */
 function parseHeaders(head: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const line of head.split('\r\n').slice(1)) {
     const colon = line.indexOf(':');
-    if (colon > 0) out[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    out[name] = name in out ? `${out[name]}, ${value}` : value;
   }
   return out;
 }
