@@ -26,6 +26,9 @@ import { createAuthRoutes } from './routes/auth/mod.ts';
 import { createPublishingRoutes } from './routes/publishing/mod.ts';
 import { createCoreRelay } from './routes/socket.ts';
 import { fetchPostText } from './upstream/outbound.ts';
+import { createMetrics } from './observability/metrics.ts';
+import { metricsResponse } from './observability/metrics_route.ts';
+import { routeOf } from './observability/route_names.ts';
 import type { RelaySocket, RelayStats } from './ws/mod.ts';
 
 /** What a host knows about the connection. */
@@ -79,6 +82,7 @@ function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
     fetch: fetchImpl,
     postText: options.postText ?? fetchPostText(fetchImpl),
     log: options.log ?? ((line) => console.log(line)),
+    metrics: config.metrics.enabled ? createMetrics() : null,
     gate: createGate(config, fetchImpl),
     graphqlInFlight: createInFlight(config.graphqlMaxConcurrent),
     restInFlight: createInFlight(config.restMaxConcurrent),
@@ -113,12 +117,28 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
     path === config.httpPath || under(path, config.apiPath) ||
     (admin !== null && under(path, config.adminPath)) ||
     (auth !== null && under(path, config.authPath)) ||
-    (publishing !== null && under(path, config.publishingPath));
+    (publishing !== null && under(path, config.publishingPath)) ||
+    (core.metrics !== null && path === config.metricsPath);
   const healthy = config.problems.length === 0;
   const relay = createCoreRelay(core, (payload) => admitSocket(core, payload));
 
+  const gauges = () => {
+    const relayStats = relay.stats();
+    return {
+      graphqlInFlight: core.graphqlInFlight.count,
+      graphqlMaxConcurrent: config.graphqlMaxConcurrent,
+      restInFlight: core.restInFlight.count,
+      restMaxConcurrent: config.restMaxConcurrent,
+      relaySockets: relayStats.sockets,
+      relaySubscriptions: relayStats.subscriptions,
+      resourceBindings: core.resourceFence.size,
+    };
+  };
   const route = (request: Request, path: string, cors: Record<string, string>, conn?: ConnInfo) => {
     if (path === config.httpPath) return handleGraphql(core, request, cors);
+    if (core.metrics && path === config.metricsPath) {
+      return metricsResponse(config, core.metrics, gauges, request, conn?.remoteAddress);
+    }
     if (admin && under(path, config.adminPath)) {
       return admin(request, path.slice(config.adminPath.length), conn);
     }
@@ -131,6 +151,27 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
     return handleRest(core, request, path.slice(config.apiPath.length), cors);
   };
 
+  /** A claimed path's answer: host and origin checks, preflight, then the route. */
+  const answer = async (request: Request, path: string, conn?: ConnInfo): Promise<Response> => {
+    const hostRefused = checkHost(config, request);
+    if (hostRefused) return refusalResponse(hostRefused);
+    const originRefused = checkOrigin(config, request, under(path, config.adminPath));
+    if (originRefused) return refusalResponse(originRefused);
+    const cors = corsHeaders(config, request);
+    if (request.method === 'OPTIONS') {
+      const headers = applySecurityHeaders(new Headers({ ...cors, ...PREFLIGHT_HEADERS }));
+      return new Response(null, { status: 204, headers });
+    }
+    try {
+      return await route(request, path, cors, conn);
+    } catch (error) {
+      core.log(`svc-gateway: handler failed: ${(error as Error)?.name ?? 'error'}`);
+      return refusalResponse(
+        refusal('ProxyHandlerFailed', 'The proxy failed to handle this request'),
+      );
+    }
+  };
+
   return {
     config,
     startupLines: lines,
@@ -139,23 +180,9 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       const path = new URL(request.url).pathname;
       if (path === config.healthPath) return healthResponse(request.method, healthy);
       if (!claims(path)) return null;
-      const hostRefused = checkHost(config, request);
-      if (hostRefused) return refusalResponse(hostRefused);
-      const originRefused = checkOrigin(config, request, under(path, config.adminPath));
-      if (originRefused) return refusalResponse(originRefused);
-      const cors = corsHeaders(config, request);
-      if (request.method === 'OPTIONS') {
-        const headers = applySecurityHeaders(new Headers({ ...cors, ...PREFLIGHT_HEADERS }));
-        return new Response(null, { status: 204, headers });
-      }
-      try {
-        return await route(request, path, cors, conn);
-      } catch (error) {
-        core.log(`svc-gateway: handler failed: ${(error as Error)?.name ?? 'error'}`);
-        return refusalResponse(
-          refusal('ProxyHandlerFailed', 'The proxy failed to handle this request'),
-        );
-      }
+      const response = await answer(request, path, conn);
+      core.metrics?.request(routeOf(config, path), response.status);
+      return response;
     },
     upgrade(request) {
       const path = new URL(request.url).pathname;

@@ -70,14 +70,15 @@ function pathOf(url: string | undefined): string {
 }
 
 /**
- * Whether a path may be the proxy's at all (health, GraphQL, socket, api, auth, admin,
+ * Whether a path may be the proxy's at all (health, GraphQL, socket, metrics, api, auth, admin,
  * publishing prefixes). A path outside all of them goes to `next` without a Request being built,
  * so its body stays unread for the host's own middleware.
  */
 function mayClaim(proxy: SvcProxy, path: string): boolean {
   const c = proxy.config;
   return path === c.healthPath || path === c.httpPath || path === c.wsPath ||
-    under(path, c.apiPath) || under(path, c.authPath) || under(path, c.adminPath) ||
+    path === c.metricsPath || under(path, c.apiPath) || under(path, c.authPath) ||
+    under(path, c.adminPath) ||
     under(path, c.publishingPath);
 }
 

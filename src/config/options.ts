@@ -96,6 +96,10 @@ export interface SvcProxyOptions {
   mediaQuotaMb?: NumberLike;
   mediaTtlDays?: NumberLike;
   publicUrl?: string;
+  /** Not a spec option: serve /svc/metrics to loopback callers (METRICS=1). */
+  metrics?: string | boolean;
+  /** Not a spec option: serve /svc/metrics to callers with this bearer token only (METRICS_TOKEN). */
+  metricsToken?: string;
   /** Host hook, not a spec option: the fetch used for every outbound HTTP call. */
   fetch?: typeof fetch;
   /**

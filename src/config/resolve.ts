@@ -151,6 +151,7 @@ export function resolveConfig(options: SvcProxyOptions = {}, env: Env = {}): Res
   const base = {
     upstream: (text(options.upstream ?? env.SVC_API_BASE) ?? DEFAULTS.upstream).replace(/\/+$/, ''),
     healthPath: DEFAULTS.healthPath,
+    metricsPath: DEFAULTS.metricsPath,
     httpPath,
     wsPath: pathOption(options.wsPath, httpPath),
     apiPath: pathOption(options.apiPath, DEFAULTS.apiPath),
@@ -202,9 +203,16 @@ export function resolveConfig(options: SvcProxyOptions = {}, env: Env = {}): Res
     bypassSecret: text(options.bypassSecret ?? env.HOST_AUTOMATION_BYPASS_SECRET),
     mediaBucket: bucket && /^[A-Za-z0-9._-]+$/.test(bucket) ? bucket : DEFAULTS.mediaBucket,
     publicUrl,
+    metrics: metricsConfig(options, env),
     openProxyAcknowledged: text(env.SVC_OPEN_PROXY) === '1',
     outboundProxy: outboundProxy(env),
   };
   const config: ResolvedConfig = { ...base, problems: problemsOf(base), refusal: refusalOf(base) };
   return Object.freeze(config);
+}
+
+/** METRICS=1 (loopback callers) or METRICS_TOKEN (bearer from every caller) turn metrics on. */
+function metricsConfig(options: SvcProxyOptions, env: Env): ResolvedConfig['metrics'] {
+  const token = text(options.metricsToken ?? env.METRICS_TOKEN);
+  return { enabled: token !== undefined || flag(options.metrics ?? env.METRICS), token };
 }

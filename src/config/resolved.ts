@@ -30,6 +30,8 @@ export interface AuthConfig {
 export interface ResolvedConfig {
   upstream: string;
   healthPath: string;
+  /** Not a spec path: /svc/metrics (README "Metrics"). */
+  metricsPath: string;
   httpPath: string;
   wsPath: string;
   apiPath: string;
@@ -90,6 +92,8 @@ export interface ResolvedConfig {
   mediaQuotaMb: number;
   mediaTtlDays: number;
   publicUrl?: string;
+  /** /svc/metrics (not in the spec): served when enabled; `token` required from every caller when set. */
+  metrics: { enabled: boolean; token?: string };
   openProxyAcknowledged: boolean;
   /** Outbound proxy with credentials masked, or undefined. */
   outboundProxy?: string;

@@ -46,6 +46,8 @@ export const ERROR_STATUS = {
   OperationNotAllowed: 403,
   RestPathNotAllowed: 403,
   TooManySubscriptions: null,
+  // Metrics endpoint (not a spec code; README "Metrics")
+  MetricsNotAllowed: 403,
   // GraphQL cost limits (not spec codes; checked right after step 11, README "Cost limits")
   QueryTooDeep: 400,
   TooManyAliases: 400,

@@ -20,8 +20,19 @@ export async function handleGraphql(
   if (request.method !== 'POST') return methodNotAllowed(['POST']);
   const state = newState(core, request);
   try {
-    const refused = await runSteps(HTTP_STEPS, state);
-    if (refused) return refusalResponse({ ...refused, headers: { ...refused.headers, ...cors } });
+    const metrics = core.metrics;
+    let refusedStep = 0;
+    const refused = await runSteps(
+      HTTP_STEPS,
+      state,
+      0,
+      metrics ? (step) => refusedStep = step.step : undefined,
+    );
+    if (refused) {
+      metrics?.refusal(refused.code, String(refusedStep));
+      return refusalResponse({ ...refused, headers: { ...refused.headers, ...cors } });
+    }
+    const started = metrics ? performance.now() : 0;
     const outcome = await forwardGraphql(core.postText, {
       upstream: core.config.upstream,
       token: core.config.token!,
@@ -31,6 +42,7 @@ export async function handleGraphql(
         ? core.config.slowTimeoutMs
         : core.config.timeoutMs,
     });
+    metrics?.upstream('graphql', performance.now() - started);
     if ('refused' in outcome) return refusalResponse({ ...outcome.refused, headers: cors });
     if (outcome.answer.status === 200) learnFromAnswer(state, outcome.answer.text);
     return answerResponse(outcome.answer, cors);

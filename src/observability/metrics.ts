@@ -1,0 +1,127 @@
+/**
+ * The gateway's metrics (issue 15; beyond the spec): one registry the core owns, rendered in the
+ * Prometheus text exposition format (version 0.0.4) by every host alike, from web-standard code
+ * only. Off unless METRICS=1 or METRICS_TOKEN is set; when off the core holds no registry and
+ * records nothing (the hot path tests one null).
+ *
+ * Series (labels never carry a token, a session id, an account or a bot id):
+ * - `svc_requests_total{route, status}`: every answer of a claimed route (route: graphql, api,
+ *   auth, publishing, admin, metrics; status: the HTTP status).
+ * - `svc_refusals_total{code, step}`: GraphQL POST refusals by error code and the check-order
+ *   row that refused (`step`: the spec's row number, "11.5" for the cost limits).
+ * - `svc_upstream_duration_seconds{route}`: histogram of the upstream call of a forwarded
+ *   GraphQL request (until its whole answer was read), buckets in DEFAULTS.metricsBucketsMs.
+ * - gauges read at scrape time: in-flight GraphQL and REST calls and their ceilings, relay
+ *   sockets and subscriptions, resource-fence bindings held.
+ */
+import { DEFAULTS } from '../config/defaults.ts';
+
+/** What the registry reads at scrape time (the proxy's stats and ceilings). */
+export interface MetricGauges {
+  graphqlInFlight: number;
+  graphqlMaxConcurrent: number;
+  restInFlight: number;
+  restMaxConcurrent: number;
+  relaySockets: number;
+  relaySubscriptions: number;
+  resourceBindings: number;
+}
+
+/** The registry. */
+export interface Metrics {
+  /** One answer of a claimed route. */
+  request(route: string, status: number): void;
+  /** A GraphQL refusal: its code and the check-order row (e.g. '6', '11.5'). */
+  refusal(code: string, step: string): void;
+  /** One upstream call of `route` that took `ms` milliseconds. */
+  upstream(route: string, ms: number): void;
+  /** The exposition text, gauges read now. */
+  render(gauges: MetricGauges): string;
+}
+
+/** Label values are code-chosen words and numbers; escaped anyway per the format. */
+function label(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+function counterLines(name: string, help: string, counts: Map<string, number>): string[] {
+  const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} counter`];
+  for (const [labels, n] of counts) lines.push(`${name}{${labels}} ${n}`);
+  return lines;
+}
+
+interface Histogram {
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
+function histogramLines(name: string, help: string, series: Map<string, Histogram>): string[] {
+  const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} histogram`];
+  for (const [labels, h] of series) {
+    DEFAULTS.metricsBucketsMs.forEach((ms, i) => {
+      lines.push(`${name}_bucket{${labels},le="${ms / 1000}"} ${h.buckets[i]}`);
+    });
+    lines.push(`${name}_bucket{${labels},le="+Inf"} ${h.count}`);
+    lines.push(`${name}_sum{${labels}} ${h.sum / 1000}`);
+    lines.push(`${name}_count{${labels}} ${h.count}`);
+  }
+  return lines;
+}
+
+function gaugeLines(name: string, help: string, value: number): string[] {
+  return [`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name} ${value}`];
+}
+
+/** A new, empty registry. */
+export function createMetrics(): Metrics {
+  const requests = new Map<string, number>();
+  const refusals = new Map<string, number>();
+  const upstream = new Map<string, Histogram>();
+  const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
+  return {
+    request(route, status) {
+      bump(requests, `route="${label(route)}",status="${status}"`);
+    },
+    refusal(code, step) {
+      bump(refusals, `code="${label(code)}",step="${label(step)}"`);
+    },
+    upstream(route, ms) {
+      const key = `route="${label(route)}"`;
+      let h = upstream.get(key);
+      if (!h) {
+        upstream.set(
+          key,
+          h = { buckets: DEFAULTS.metricsBucketsMs.map(() => 0), sum: 0, count: 0 },
+        );
+      }
+      DEFAULTS.metricsBucketsMs.forEach((le, i) => {
+        if (ms <= le) h!.buckets[i]++;
+      });
+      h.sum += ms;
+      h.count++;
+    },
+    render(g) {
+      return [
+        ...counterLines('svc_requests_total', 'Answers of claimed routes.', requests),
+        ...counterLines('svc_refusals_total', 'GraphQL refusals by code and check step.', refusals),
+        ...histogramLines(
+          'svc_upstream_duration_seconds',
+          'Upstream calls of forwarded requests, answer read whole.',
+          upstream,
+        ),
+        ...gaugeLines('svc_graphql_in_flight', 'GraphQL calls in flight.', g.graphqlInFlight),
+        ...gaugeLines('svc_graphql_max_concurrent', 'Their ceiling.', g.graphqlMaxConcurrent),
+        ...gaugeLines('svc_rest_in_flight', 'REST upload calls in flight.', g.restInFlight),
+        ...gaugeLines('svc_rest_max_concurrent', 'Their ceiling.', g.restMaxConcurrent),
+        ...gaugeLines('svc_relay_sockets', 'Relay sockets open.', g.relaySockets),
+        ...gaugeLines(
+          'svc_relay_subscriptions',
+          'Subscriptions relayed now.',
+          g.relaySubscriptions,
+        ),
+        ...gaugeLines('svc_resource_bindings', 'Resource-fence bindings held.', g.resourceBindings),
+      ].join('\n') + '\n';
+    },
+  };
+}
