@@ -73,15 +73,26 @@ function gaugeLines(name: string, help: string, value: number): string[] {
   return [`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name} ${value}`];
 }
 
+function requestLabels(requests: Map<string, Map<number, number>>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [route, byStatus] of requests) {
+    for (const [status, n] of byStatus) out.set(`route="${label(route)}",status="${status}"`, n);
+  }
+  return out;
+}
+
 /** A new, empty registry. */
 export function createMetrics(): Metrics {
-  const requests = new Map<string, number>();
+  /** route -> status -> count: no label string is built per request. */
+  const requests = new Map<string, Map<number, number>>();
   const refusals = new Map<string, number>();
   const upstream = new Map<string, Histogram>();
   const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   return {
     request(route, status) {
-      bump(requests, `route="${label(route)}",status="${status}"`);
+      let byStatus = requests.get(route);
+      if (!byStatus) requests.set(route, byStatus = new Map());
+      byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     },
     refusal(code, step) {
       bump(refusals, `code="${label(code)}",step="${label(step)}"`);
@@ -103,7 +114,11 @@ export function createMetrics(): Metrics {
     },
     render(g) {
       return [
-        ...counterLines('svc_requests_total', 'Answers of claimed routes.', requests),
+        ...counterLines(
+          'svc_requests_total',
+          'Answers of claimed routes.',
+          requestLabels(requests),
+        ),
         ...counterLines('svc_refusals_total', 'GraphQL refusals by code and check step.', refusals),
         ...histogramLines(
           'svc_upstream_duration_seconds',

@@ -7,6 +7,7 @@
 import type { Scenario } from '../scenario.ts';
 import { checksScenario } from './checks.ts';
 import { gateScenario } from './gate.ts';
+import { metricsScenario } from './metrics.ts';
 import { overheadScenario } from './overhead.ts';
 import { relayScenario } from './relay.ts';
 import { targetsScenario } from './targets.ts';
@@ -18,4 +19,5 @@ export const SCENARIOS: readonly Scenario[] = [
   checksScenario,
   gateScenario,
   relayScenario,
+  metricsScenario,
 ];

@@ -1,0 +1,73 @@
+/**
+ * Scenario 'metrics' (issue 15: "the metrics on cost <= 3% of throughput"): each host against the
+ * fixed-answer upstream (../fixed_upstream.ts) with metrics off and with METRICS=1, the issue 13
+ * document at concurrency 32, ROUNDS interleaved rounds. The figure per host is req/s with
+ * metrics on x req/s with metrics off, per round (min..max over rounds).
+ */
+import {
+  type BenchContext,
+  compare,
+  type Comparison,
+  type Measurement,
+  type Scenario,
+  type ScenarioReport,
+  type Target,
+} from '../scenario.ts';
+import { range, ROUNDS, startFixedUpstream, targetsBody } from './targets.ts';
+
+async function run(context: BenchContext): Promise<ScenarioReport> {
+  const body = targetsBody();
+  const upstream = await startFixedUpstream();
+  try {
+    const off = { SVC_API_BASE: upstream.url };
+    const on = { ...off, METRICS: '1' };
+    const targets: Target[] = [];
+    for (const kind of ['deno', 'node'] as const) {
+      for (const [label, env] of [['off', off], ['on', on]] as const) {
+        const gateway = await context.startGateway({ kind, env });
+        targets.push({
+          label: `${kind} ${label}`,
+          url: `${gateway.url}/svc/graphql`,
+          pid: gateway.pid,
+        });
+      }
+    }
+    const measurements: Measurement[] = [];
+    const comparisons: Comparison[] = [];
+    const ratios: Record<string, number[]> = { deno: [], node: [] };
+    for (let round = 1; round <= ROUNDS; round++) {
+      const byLabel = new Map<string, Measurement>();
+      for (const target of targets) {
+        const m = await context.measure(target, body, 32, context.settings.roundS);
+        measurements.push({ ...m, target: `${target.label} r${round}` });
+        byLabel.set(target.label, m);
+      }
+      for (const kind of ['deno', 'node'] as const) {
+        const base = byLabel.get(`${kind} off`)!;
+        const metered = byLabel.get(`${kind} on`)!;
+        comparisons.push(compare(`${kind} metrics on / off r${round}`, base, metered));
+        ratios[kind].push(metered.rps / base.rps);
+      }
+    }
+    return {
+      name: 'metrics',
+      title: 'Issue 15: metrics on vs off, each host, fixed-answer upstream, c=32',
+      notes: [`${ROUNDS} interleaved rounds; goal: on >= 0.97x off`],
+      measurements,
+      comparisons,
+      ranges: [
+        range('deno', 'c=32 req/s metrics on x off', ratios.deno),
+        range('node', 'c=32 req/s metrics on x off', ratios.node),
+      ],
+    };
+  } finally {
+    await upstream.stop().catch(() => {});
+  }
+}
+
+/** See the module comment. */
+export const metricsScenario: Scenario = {
+  name: 'metrics',
+  title: 'metrics on vs off on both hosts (fixed-answer upstream, c=32)',
+  run,
+};
