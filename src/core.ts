@@ -9,6 +9,7 @@ import type { ResourceFence } from './admission/resource_fence.ts';
 import type { ResourceStore } from './admission/resource_store.ts';
 import type { Tenants } from './admission/tenants.ts';
 import type { Registry } from './graphql/mod.ts';
+import type { Logger } from './observability/log.ts';
 import type { Metrics } from './observability/metrics.ts';
 import type { PostText } from './upstream/outbound.ts';
 import type { Revocations } from './admission/revocations.ts';
@@ -21,6 +22,8 @@ export interface Core {
   /** The GraphQL forward's transport (the host's, else one over `fetch`). */
   readonly postText: PostText;
   readonly log: (line: string) => void;
+  /** The log: human lines, and access lines in the json format (README "Logs"). */
+  readonly logger: Logger;
   /** The metrics registry; null when metrics are off (issue 15, README "Metrics"). */
   readonly metrics: Metrics | null;
   readonly gate: Gate;

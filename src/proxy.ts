@@ -27,6 +27,8 @@ import { createPublishingRoutes } from './routes/publishing/mod.ts';
 import { createCoreRelay } from './routes/socket.ts';
 import { fetchPostText } from './upstream/outbound.ts';
 import { createMetrics } from './observability/metrics.ts';
+import { createLogger, envelopeCode } from './observability/log.ts';
+import { knownText } from './http/preread.ts';
 import { metricsResponse } from './observability/metrics_route.ts';
 import { routeOf } from './observability/route_names.ts';
 import type { RelaySocket, RelayStats } from './ws/mod.ts';
@@ -76,12 +78,14 @@ function under(path: string, prefix: string): boolean {
 
 function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const logger = createLogger(config.logFormat, options.log ?? ((line) => console.log(line)));
   const resourceFence = createResourceFence(config.resourceFence);
   return {
     config,
     fetch: fetchImpl,
     postText: options.postText ?? fetchPostText(fetchImpl),
-    log: options.log ?? ((line) => console.log(line)),
+    log: logger.line,
+    logger,
     metrics: config.metrics.enabled ? createMetrics() : null,
     gate: createGate(config, fetchImpl),
     graphqlInFlight: createInFlight(config.graphqlMaxConcurrent),
@@ -180,8 +184,18 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       const path = new URL(request.url).pathname;
       if (path === config.healthPath) return healthResponse(request.method, healthy);
       if (!claims(path)) return null;
+      const started = core.logger.accessLines ? performance.now() : 0;
       const response = await answer(request, path, conn);
       core.metrics?.request(routeOf(config, path), response.status);
+      if (core.logger.accessLines) {
+        core.logger.access({
+          route: routeOf(config, path),
+          status: response.status,
+          code: envelopeCode(knownText(response)),
+          durationMs: performance.now() - started,
+          requestId: crypto.randomUUID(),
+        });
+      }
       return response;
     },
     upgrade(request) {

@@ -96,6 +96,8 @@ export interface SvcProxyOptions {
   mediaQuotaMb?: NumberLike;
   mediaTtlDays?: NumberLike;
   publicUrl?: string;
+  /** Not a spec option: 'text' (default) or 'json' lines (LOG_FORMAT; README "Logs"). */
+  logFormat?: 'text' | 'json';
   /** Not a spec option: serve /svc/metrics to loopback callers (METRICS=1). */
   metrics?: string | boolean;
   /** Not a spec option: serve /svc/metrics to callers with this bearer token only (METRICS_TOKEN). */

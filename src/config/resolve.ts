@@ -204,6 +204,7 @@ export function resolveConfig(options: SvcProxyOptions = {}, env: Env = {}): Res
     mediaBucket: bucket && /^[A-Za-z0-9._-]+$/.test(bucket) ? bucket : DEFAULTS.mediaBucket,
     publicUrl,
     metrics: metricsConfig(options, env),
+    logFormat: logFormat(options, env),
     openProxyAcknowledged: text(env.SVC_OPEN_PROXY) === '1',
     outboundProxy: outboundProxy(env),
   };
@@ -215,4 +216,9 @@ export function resolveConfig(options: SvcProxyOptions = {}, env: Env = {}): Res
 function metricsConfig(options: SvcProxyOptions, env: Env): ResolvedConfig['metrics'] {
   const token = text(options.metricsToken ?? env.METRICS_TOKEN);
   return { enabled: token !== undefined || flag(options.metrics ?? env.METRICS), token };
+}
+
+/** LOG_FORMAT=json (any case) gives JSON lines; anything else the human lines. */
+function logFormat(options: SvcProxyOptions, env: Env): 'text' | 'json' {
+  return text(options.logFormat ?? env.LOG_FORMAT)?.toLowerCase() === 'json' ? 'json' : 'text';
 }

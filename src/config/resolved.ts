@@ -92,6 +92,8 @@ export interface ResolvedConfig {
   mediaQuotaMb: number;
   mediaTtlDays: number;
   publicUrl?: string;
+  /** Log format (not in the spec): 'text' or 'json' (README "Logs"). */
+  logFormat: 'text' | 'json';
   /** /svc/metrics (not in the spec): served when enabled; `token` required from every caller when set. */
   metrics: { enabled: boolean; token?: string };
   openProxyAcknowledged: boolean;
