@@ -10,6 +10,7 @@ import type { ResourceStore } from './admission/resource_store.ts';
 import type { Tenants } from './admission/tenants.ts';
 import type { Registry } from './graphql/mod.ts';
 import type { Logger } from './observability/log.ts';
+import type { Tracing } from './observability/tracing.ts';
 import type { Metrics } from './observability/metrics.ts';
 import type { PostText } from './upstream/outbound.ts';
 import type { Revocations } from './admission/revocations.ts';
@@ -24,6 +25,8 @@ export interface Core {
   readonly log: (line: string) => void;
   /** The log: human lines, and access lines in the json format (README "Logs"). */
   readonly logger: Logger;
+  /** Traces; null unless OTEL_EXPORTER_OTLP_ENDPOINT (README "Traces"). */
+  readonly tracing: Tracing | null;
   /** The metrics registry; null when metrics are off (issue 15, README "Metrics"). */
   readonly metrics: Metrics | null;
   readonly gate: Gate;

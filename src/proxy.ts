@@ -28,6 +28,7 @@ import { createCoreRelay } from './routes/socket.ts';
 import { fetchPostText } from './upstream/outbound.ts';
 import { createMetrics } from './observability/metrics.ts';
 import { createLogger, envelopeCode } from './observability/log.ts';
+import { createTracing } from './observability/tracing.ts';
 import { knownText } from './http/preread.ts';
 import { metricsResponse } from './observability/metrics_route.ts';
 import { routeOf } from './observability/route_names.ts';
@@ -86,6 +87,7 @@ function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
     postText: options.postText ?? fetchPostText(fetchImpl),
     log: logger.line,
     logger,
+    tracing: createTracing(config.otlpEndpoint),
     metrics: config.metrics.enabled ? createMetrics() : null,
     gate: createGate(config, fetchImpl),
     graphqlInFlight: createInFlight(config.graphqlMaxConcurrent),
@@ -224,6 +226,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
     close: async () => {
       await relay.closeAll();
       await core.resourceStore?.close();
+      await core.tracing?.shutdown();
     },
   };
 }

@@ -17,6 +17,8 @@ export const DEFAULTS = {
   /** Not a spec path: the Prometheus metrics (README "Metrics"), when METRICS or METRICS_TOKEN. */
   metricsPath: '/svc/metrics',
   /** Upper bounds (ms) of the upstream latency histogram's buckets. */
+  /** Traces: how long spans are batched before an export (ms). */
+  traceExportDelayMs: 1_000,
   metricsBucketsMs: [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000],
   tokenEnv: 'SVC_TOKEN',
   /** Built-in upstream address (facts.json upstreamUrls.defaultBase). */

@@ -205,6 +205,7 @@ export function resolveConfig(options: SvcProxyOptions = {}, env: Env = {}): Res
     publicUrl,
     metrics: metricsConfig(options, env),
     logFormat: logFormat(options, env),
+    otlpEndpoint: text(env.OTEL_EXPORTER_OTLP_ENDPOINT),
     openProxyAcknowledged: text(env.SVC_OPEN_PROXY) === '1',
     outboundProxy: outboundProxy(env),
   };

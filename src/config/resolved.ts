@@ -94,6 +94,8 @@ export interface ResolvedConfig {
   publicUrl?: string;
   /** Log format (not in the spec): 'text' or 'json' (README "Logs"). */
   logFormat: 'text' | 'json';
+  /** OTLP/HTTP receiver base URL (OTEL_EXPORTER_OTLP_ENDPOINT); traces off when unset. */
+  otlpEndpoint?: string;
   /** /svc/metrics (not in the spec): served when enabled; `token` required from every caller when set. */
   metrics: { enabled: boolean; token?: string };
   openProxyAcknowledged: boolean;

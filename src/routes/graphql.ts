@@ -10,6 +10,8 @@ import type { Core } from '../core.ts';
 import { idsInAnswer } from '../graphql/mod.ts';
 import { methodNotAllowed, refusalResponse } from '../http/responses.ts';
 import { answerResponse, forwardGraphql } from '../upstream/forward_graphql.ts';
+import type { Span } from '@opentelemetry/api';
+import { endRefused } from '../observability/tracing.ts';
 
 /** Handles the GraphQL POST route; `cors` headers are added to every answer. */
 export async function handleGraphql(
@@ -19,36 +21,59 @@ export async function handleGraphql(
 ): Promise<Response> {
   if (request.method !== 'POST') return methodNotAllowed(['POST']);
   const state = newState(core, request);
+  const { metrics, tracing } = core;
+  const span = tracing?.startRoot('svc.graphql');
   try {
-    const metrics = core.metrics;
     let refusedStep = 0;
     const refused = await runSteps(
       HTTP_STEPS,
       state,
       0,
-      metrics ? (step) => refusedStep = step.step : undefined,
+      metrics || span ? (step) => refusedStep = step.step : undefined,
     );
     if (refused) {
       metrics?.refusal(refused.code, String(refusedStep));
-      return refusalResponse({ ...refused, headers: { ...refused.headers, ...cors } });
+      const response = refusalResponse({ ...refused, headers: { ...refused.headers, ...cors } });
+      if (span) endRefused(span, refused.code, refusedStep, response.status);
+      return response;
     }
-    const started = metrics ? performance.now() : 0;
-    const outcome = await forwardGraphql(core.postText, {
-      upstream: core.config.upstream,
-      token: core.config.token!,
-      entries: state.forward,
-      batch: state.body!.batch,
-      timeoutMs: state.analyses.some((a) => a.slow)
-        ? core.config.slowTimeoutMs
-        : core.config.timeoutMs,
-    });
-    metrics?.upstream('graphql', performance.now() - started);
-    if ('refused' in outcome) return refusalResponse({ ...outcome.refused, headers: cors });
-    if (outcome.answer.status === 200) learnFromAnswer(state, outcome.answer.text);
-    return answerResponse(outcome.answer, cors);
+    const response = await forward(core, state, cors, span);
+    span?.setAttribute('svc.status', response.status);
+    span?.end();
+    return response;
   } finally {
     for (const release of state.releases) release();
   }
+}
+
+/** Step 21 and the answer: the upstream call (timed, traced), then the rewritten answer. */
+async function forward(
+  core: Core,
+  state: GraphqlState,
+  cors: Record<string, string>,
+  parent: Span | undefined,
+): Promise<Response> {
+  const span = parent && core.tracing?.startChild('svc.upstream', parent);
+  const started = core.metrics ? performance.now() : 0;
+  const outcome = await forwardGraphql(core.postText, {
+    upstream: core.config.upstream,
+    token: core.config.token!,
+    entries: state.forward,
+    batch: state.body!.batch,
+    timeoutMs: state.analyses.some((a) => a.slow)
+      ? core.config.slowTimeoutMs
+      : core.config.timeoutMs,
+  });
+  core.metrics?.upstream('graphql', performance.now() - started);
+  if ('refused' in outcome) {
+    span?.setAttribute('svc.refusal.code', outcome.refused.code);
+    span?.end();
+    return refusalResponse({ ...outcome.refused, headers: cors });
+  }
+  span?.setAttribute('svc.upstream.status', outcome.answer.status);
+  span?.end();
+  if (outcome.answer.status === 200) learnFromAnswer(state, outcome.answer.text);
+  return answerResponse(outcome.answer, cors);
 }
 
 /**

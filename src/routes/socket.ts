@@ -92,8 +92,20 @@ export function createCoreRelay(
     admit,
     checkSubscribe: (payload, admitted) => checkSubscribe(core, payload, admitted),
     rewriteErrors: (result) => scrubErrors(result) as ResultLike,
+    traceSubscription: core.tracing
+      ? () => endOnce(core.tracing!.startRoot('svc.subscription'))
+      : undefined,
     rewriteCloseReason: scrubCloseReason,
     openUpstream: upstreamSocketFactory(wsUrl),
     log: core.log,
   });
+}
+
+/** Ends `span` the first time the returned function is called. */
+function endOnce(span: { end(): void }): () => void {
+  let ended = false;
+  return () => {
+    if (!ended) span.end();
+    ended = true;
+  };
 }

@@ -39,6 +39,8 @@ const SENTENCE = {
 
 interface Subscription {
   learn?: (answerText: string) => void;
+  /** Ends the subscription's trace span (deps.traceSubscription). */
+  end?: () => void;
 }
 
 /** The open subscriptions of one socket, counted in `counters.subscriptions`. */
@@ -118,6 +120,7 @@ export class Subscriptions {
     }
     if (!sub) return { kind: 'refused' };
     if (verdict.learn) sub.learn = verdict.learn;
+    sub.end = this.#ctx.deps.traceSubscription?.();
     return { kind: 'forward', text: serialiseSubscribe(id, verdict.payload) };
   }
 
@@ -161,11 +164,13 @@ export class Subscriptions {
 
   /** Frees every slot (socket end). */
   clear(): void {
+    for (const sub of this.#open.values()) sub.end?.();
     this.#counters.subscriptions -= this.#open.size;
     this.#open.clear();
   }
 
   #drop(id: string): boolean {
+    this.#open.get(id)?.end?.();
     if (!this.#open.delete(id)) return false;
     this.#counters.subscriptions--;
     return true;

@@ -85,6 +85,11 @@ export interface RelayDeps {
    * shape, rewritten.
    */
   rewriteErrors(result: ResultLike): ResultLike;
+  /**
+   * Optional: called when a subscription is forwarded upstream; the function it returns is
+   * called once when that subscription ends (complete, error, socket end). The tracing seam.
+   */
+  traceSubscription?(): () => void;
   /** The same rewriting for an upstream close reason that passes through (4000-4999). */
   rewriteCloseReason(reason: string): string;
   /** Opens the upstream leg (default: the `ws` package client, `openWsUpstream`). */
