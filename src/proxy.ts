@@ -80,6 +80,7 @@ function under(path: string, prefix: string): boolean {
 function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   const logger = createLogger(config.logFormat, options.log ?? ((line) => console.log(line)));
+  const metrics = config.metrics.enabled ? createMetrics() : null;
   const resourceFence = createResourceFence(config.resourceFence);
   return {
     config,
@@ -88,8 +89,8 @@ function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
     log: logger.line,
     logger,
     tracing: createTracing(config.otlpEndpoint),
-    metrics: config.metrics.enabled ? createMetrics() : null,
-    gate: createGate(config, fetchImpl),
+    metrics,
+    gate: createGate(config, fetchImpl, metrics ? (result) => metrics.gate(result) : undefined),
     graphqlInFlight: createInFlight(config.graphqlMaxConcurrent),
     restInFlight: createInFlight(config.restMaxConcurrent),
     botFence: createBotFence(config, fetchImpl),
@@ -138,6 +139,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       relaySockets: relayStats.sockets,
       relaySubscriptions: relayStats.subscriptions,
       resourceBindings: core.resourceFence.size,
+      tenantsTracked: core.tenants.size,
     };
   };
   const route = (request: Request, path: string, cors: Record<string, string>, conn?: ConnInfo) => {

@@ -35,7 +35,12 @@ export interface GateOnDeps {
   now?: () => number;
   /** The miss budget (default: 600 a minute, a fifth held). */
   budget?: MissBudget;
+  /** Told each admission's path: cache hit, backend miss, or refused by the miss budget. */
+  observe?: (result: GateLookup) => void;
 }
+
+/** How an admission was decided (the metrics' gate series). */
+export type GateLookup = 'hit' | 'miss' | 'over_budget';
 
 /** 503 ProxyAuthUnavailable with `why`. */
 export function authUnavailable(why: string): Refusal {
@@ -77,8 +82,10 @@ export function createGateOn(config: ResolvedConfig, deps: GateOnDeps): Gate {
     const before = admitted.get(token.hash);
     const admittedBefore = before !== undefined && before > now();
     if (!budget.take(admittedBefore)) {
+      deps.observe?.('over_budget');
       return { refused: authUnavailable('The session backend is busy; try again shortly') };
     }
+    deps.observe?.('miss');
     const result = await deps.rpc.call(
       config.auth.rpcName,
       {},
@@ -119,7 +126,10 @@ export function createGateOn(config: ResolvedConfig, deps: GateOnDeps): Gate {
       // Cache first: an entry never outlives its token's exp and was stored for this issuer.
       const jwt = bearerOf(authorization);
       const cached = jwt === null ? undefined : verdicts.get(tokenHash(jwt));
-      if (cached && cached.until > now()) return Promise.resolve(cached.verdict);
+      if (cached && cached.until > now()) {
+        deps.observe?.('hit');
+        return Promise.resolve(cached.verdict);
+      }
       const token = readSessionToken(authorization, issuer, now());
       if ('code' in token) return Promise.resolve({ refused: token });
       let asking = pending.get(token.hash);

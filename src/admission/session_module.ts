@@ -6,15 +6,19 @@
 import { createBackendRpc } from '../backend/rpc.ts';
 import type { ResolvedConfig } from '../config/resolved.ts';
 import { createGateOff, type Gate } from './gate.ts';
-import { createGateOn } from './gate_on.ts';
+import { createGateOn, type GateLookup } from './gate_on.ts';
 import type { ResourceFence } from './resource_fence.ts';
 import { createResourceStore, type ResourceStore } from './resource_store.ts';
 
 /** Gate on (both backend variables, or option auth an object): the session gate; else gate off. */
-export function createGate(config: ResolvedConfig, fetchImpl: typeof fetch): Gate {
+export function createGate(
+  config: ResolvedConfig,
+  fetchImpl: typeof fetch,
+  observe?: (result: GateLookup) => void,
+): Gate {
   const { state, url, anonKey } = config.auth;
   if (state !== 'on' || url === undefined || anonKey === undefined) return createGateOff(config);
-  return createGateOn(config, { rpc: createBackendRpc(url, anonKey, fetchImpl) });
+  return createGateOn(config, { rpc: createBackendRpc(url, anonKey, fetchImpl), observe });
 }
 
 /** The shared store over `fence`, or null when the configuration has none (or no backend URL). */

@@ -11,8 +11,11 @@
  *   row that refused (`step`: the spec's row number, "11.5" for the cost limits).
  * - `svc_upstream_duration_seconds{route}`: histogram of the upstream call of a forwarded
  *   GraphQL request (until its whole answer was read), buckets in DEFAULTS.metricsBucketsMs.
+ * - `svc_gate_lookups_total{result}`: gate admissions from the cache (hit), by a backend lookup
+ *   (miss), or refused by the miss budget (over_budget).
+ * - `svc_relay_frames_total`: next frames relayed to browsers.
  * - gauges read at scrape time: in-flight GraphQL and REST calls and their ceilings, relay
- *   sockets and subscriptions, resource-fence bindings held.
+ *   sockets and subscriptions, resource-fence bindings held, tenant buckets tracked.
  */
 import { DEFAULTS } from '../config/defaults.ts';
 
@@ -25,6 +28,7 @@ export interface MetricGauges {
   relaySockets: number;
   relaySubscriptions: number;
   resourceBindings: number;
+  tenantsTracked: number;
 }
 
 /** The registry. */
@@ -35,6 +39,10 @@ export interface Metrics {
   refusal(code: string, step: string): void;
   /** One upstream call of `route` that took `ms` milliseconds. */
   upstream(route: string, ms: number): void;
+  /** A gate admission decided from the cache, by a backend lookup, or refused by the budget. */
+  gate(result: 'hit' | 'miss' | 'over_budget'): void;
+  /** One next frame relayed to a browser. */
+  frame(): void;
   /** The exposition text, gauges read now. */
   render(gauges: MetricGauges): string;
 }
@@ -46,7 +54,7 @@ function label(value: string): string {
 
 function counterLines(name: string, help: string, counts: Map<string, number>): string[] {
   const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} counter`];
-  for (const [labels, n] of counts) lines.push(`${name}{${labels}} ${n}`);
+  for (const [labels, n] of counts) lines.push(labels ? `${name}{${labels}} ${n}` : `${name} ${n}`);
   return lines;
 }
 
@@ -87,6 +95,8 @@ export function createMetrics(): Metrics {
   const requests = new Map<string, Map<number, number>>();
   const refusals = new Map<string, number>();
   const upstream = new Map<string, Histogram>();
+  const gate = new Map<string, number>();
+  let frames = 0;
   const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   return {
     request(route, status) {
@@ -112,6 +122,12 @@ export function createMetrics(): Metrics {
       h.sum += ms;
       h.count++;
     },
+    gate(result) {
+      bump(gate, `result="${result}"`);
+    },
+    frame() {
+      frames++;
+    },
     render(g) {
       return [
         ...counterLines(
@@ -125,6 +141,16 @@ export function createMetrics(): Metrics {
           'Upstream calls of forwarded requests, answer read whole.',
           upstream,
         ),
+        ...counterLines(
+          'svc_gate_lookups_total',
+          'Gate admissions: cache hit, backend miss, refused by the miss budget.',
+          gate,
+        ),
+        ...counterLines(
+          'svc_relay_frames_total',
+          'Next frames relayed to browsers.',
+          new Map([['', frames]]),
+        ),
         ...gaugeLines('svc_graphql_in_flight', 'GraphQL calls in flight.', g.graphqlInFlight),
         ...gaugeLines('svc_graphql_max_concurrent', 'Their ceiling.', g.graphqlMaxConcurrent),
         ...gaugeLines('svc_rest_in_flight', 'REST upload calls in flight.', g.restInFlight),
@@ -136,6 +162,7 @@ export function createMetrics(): Metrics {
           g.relaySubscriptions,
         ),
         ...gaugeLines('svc_resource_bindings', 'Resource-fence bindings held.', g.resourceBindings),
+        ...gaugeLines('svc_tenants_tracked', 'Tenant buckets tracked.', g.tenantsTracked),
       ].join('\n') + '\n';
     },
   };

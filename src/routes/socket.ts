@@ -92,6 +92,7 @@ export function createCoreRelay(
     admit,
     checkSubscribe: (payload, admitted) => checkSubscribe(core, payload, admitted),
     rewriteErrors: (result) => scrubErrors(result) as ResultLike,
+    frameRelayed: core.metrics ? () => core.metrics!.frame() : undefined,
     traceSubscription: core.tracing
       ? () => endOnce(core.tracing!.startRoot('svc.subscription'))
       : undefined,

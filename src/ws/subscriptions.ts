@@ -145,6 +145,7 @@ export class Subscriptions {
         if (!sub) return;
         const json = scrub(JSON.stringify(this.#rewrite(rebuildResult(message.payload))), secret);
         this.#toBrowser(serialiseNext(message.id, json));
+        this.#ctx.deps.frameRelayed?.();
         this.#learn(sub, json);
         return;
       }

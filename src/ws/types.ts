@@ -90,6 +90,8 @@ export interface RelayDeps {
    * called once when that subscription ends (complete, error, socket end). The tracing seam.
    */
   traceSubscription?(): () => void;
+  /** Optional: called once per next frame relayed to the browser (the metrics seam). */
+  frameRelayed?(): void;
   /** The same rewriting for an upstream close reason that passes through (4000-4999). */
   rewriteCloseReason(reason: string): string;
   /** Opens the upstream leg (default: the `ws` package client, `openWsUpstream`). */
