@@ -9,7 +9,7 @@
  */
 import { type Dispatcher, EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
 import type { PostText } from '../../src/upstream/outbound.ts';
-import { upstreamTimedOut, upstreamUnreachable } from '../../src/upstream/outbound.ts';
+import { startDeadline } from '../../src/upstream/outbound.ts';
 
 /** The one agent of this process (shared by fetch and the forward, so one connection pool). */
 let shared: EnvHttpProxyAgent | null = null;
@@ -29,12 +29,7 @@ export function proxyAwareFetch(): typeof fetch {
 export function proxyAwarePostText(): PostText {
   const dispatcher: Dispatcher = agent();
   return async (url, headers, body, timeoutMs) => {
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
+    const deadline = startDeadline(timeoutMs);
     try {
       const parsed = new URL(url);
       const answer = await dispatcher.request({
@@ -43,16 +38,16 @@ export function proxyAwarePostText(): PostText {
         method: 'POST',
         headers,
         body,
-        signal: controller.signal,
+        signal: deadline.signal,
       });
       const text = await answer.body.text();
       const type = answer.headers['content-type'];
       const contentType = Array.isArray(type) ? type[0] : type ?? null;
       return { answer: { status: answer.statusCode, contentType, text } };
     } catch {
-      return { refused: timedOut ? upstreamTimedOut(timeoutMs) : upstreamUnreachable() };
+      return { refused: deadline.refusal() };
     } finally {
-      clearTimeout(timer);
+      deadline.clear();
     }
   };
 }

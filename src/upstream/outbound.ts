@@ -32,20 +32,39 @@ export async function fetchWithDeadline(
   init: RequestInit,
   timeoutMs: number,
 ): Promise<Outcome & { done: () => void }> {
+  const deadline = startDeadline(timeoutMs);
+  const done = deadline.clear;
+  try {
+    const response = await fetchImpl(url, { ...init, signal: deadline.signal });
+    return { response, done };
+  } catch {
+    done();
+    return { refused: deadline.refusal(), done };
+  }
+}
+
+/** One call's deadline: an abort signal firing after `timeoutMs`, and what a failure means. */
+export interface Deadline {
+  signal: AbortSignal;
+  /** Stops the timer (call once the answer is read or the call failed). */
+  clear(): void;
+  /** The 504 for a failed call: timed out when the deadline fired, else unreachable. */
+  refusal(): Refusal;
+}
+
+/** Starts a deadline of `timeoutMs` milliseconds. */
+export function startDeadline(timeoutMs: number): Deadline {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort();
   }, timeoutMs);
-  const done = () => clearTimeout(timer);
-  try {
-    const response = await fetchImpl(url, { ...init, signal: controller.signal });
-    return { response, done };
-  } catch {
-    done();
-    return { refused: timedOut ? upstreamTimedOut(timeoutMs) : upstreamUnreachable(), done };
-  }
+  return {
+    signal: controller.signal,
+    clear: () => clearTimeout(timer),
+    refusal: () => timedOut ? upstreamTimedOut(timeoutMs) : upstreamUnreachable(),
+  };
 }
 
 /** An upstream answer read whole: status, content-type, body text. */

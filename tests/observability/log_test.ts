@@ -4,9 +4,10 @@
  * token in any line. The default (text) writes no access line.
  */
 import assert from 'node:assert/strict';
-import { assertRefusal, postGraphql } from '../helpers/assertions.ts';
+import { postGraphql } from '../helpers/assertions.ts';
 import { type Gateway, HOSTS } from '../helpers/gateway.ts';
 import { withGateway } from '../helpers/setup.ts';
+import { refusedTextPlain } from './helpers.ts';
 import { SANDBOX_TOKEN, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
 
 const OK = {
@@ -30,15 +31,7 @@ async function sendTwo(gateway: Gateway): Promise<void> {
   const res = await postGraphql(gateway.url, OK);
   await res.body?.cancel();
   assert.equal(res.status, 200);
-  await assertRefusal(
-    await fetch(`${gateway.url}/svc/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'text/plain' },
-      body: '{}',
-    }),
-    415,
-    'UnsupportedMediaType',
-  );
+  await refusedTextPlain(gateway.url);
 }
 
 for (const kind of HOSTS) {

@@ -5,40 +5,12 @@
  * buckets are tracked. No session id, token or bot id in the text.
  */
 import assert from 'node:assert/strict';
-import { createClient } from 'graphql-ws';
 import { startPostgres } from '../fixtures/db/postgres.ts';
 import { postGraphql } from '../helpers/assertions.ts';
 import { HOSTS } from '../helpers/gateway.ts';
 import { BOT_QUERY, withGateOn } from '../gate/helpers.ts';
 import { WORLD_IDS } from '../../scripts/sandbox/mod.ts';
-
-function sample(text: string, series: string): number | null {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line ? Number(line.slice(series.length + 1)) : null;
-}
-
-/** Three booking events through the relay, with the session token as the init payload. */
-async function threeEvents(url: string, jwt: string): Promise<number> {
-  const client = createClient({
-    url: `${url.replace('http', 'ws')}/svc/graphql`,
-    webSocketImpl: WebSocket,
-    connectionParams: { authToken: `Bearer ${jwt}` },
-    retryAttempts: 0,
-    lazy: true,
-  });
-  try {
-    let events = 0;
-    await new Promise<void>((resolve, reject) => {
-      client.subscribe({
-        query: 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }',
-        variables: { botID: WORLD_IDS.bot1 },
-      }, { next: () => void events++, error: reject, complete: resolve });
-    });
-    return events;
-  } finally {
-    await client.dispose();
-  }
-}
+import { sample, subscribeToEnd } from './helpers.ts';
 
 Deno.test('metrics of the gate, the tenants and the relay', async (t) => {
   const cluster = await startPostgres();
@@ -55,7 +27,10 @@ Deno.test('metrics of the gate, the tenants and the relay', async (t) => {
             await res.body?.cancel();
             assert.equal(res.status, 200);
           }
-          assert.equal(await threeEvents(s.gateway.url, s.users.a.jwt), 3);
+          assert.equal(
+            await subscribeToEnd(s.gateway.url, { authToken: `Bearer ${s.users.a.jwt}` }),
+            3,
+          );
           // The relay counts the socket until its close handshake ends, just after dispose.
           let text = '';
           for (let i = 0; i < 100; i++) {

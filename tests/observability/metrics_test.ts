@@ -11,15 +11,10 @@ import { SANDBOX_TOKEN, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
 import { DEFAULTS } from '../../src/config/defaults.ts';
 import { isLoopbackAddress, metricsAllowed } from '../../src/observability/metrics_route.ts';
 import { resolveConfig } from '../../src/config/resolve.ts';
+import { sample } from './helpers.ts';
 
 const BOT_QUERY =
   'query DealsIndicator($botID: BotID!) { bot(id: $botID) { id dealsPageIndicatorActive } }';
-
-/** The value of the one sample line `name{labels}`, or null. */
-function sample(text: string, series: string): number | null {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line ? Number(line.slice(series.length + 1)) : null;
-}
 
 Deno.test('metrics access: loopback addresses, and the token waived for nobody', () => {
   for (const a of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) {

@@ -5,11 +5,11 @@
  * gateway's own (a caller's traceparent is neither continued nor forwarded).
  */
 import assert from 'node:assert/strict';
-import { createClient } from 'graphql-ws';
-import { assertRefusal, forwarded, postGraphql } from '../helpers/assertions.ts';
+import { forwarded, postGraphql } from '../helpers/assertions.ts';
 import { HOSTS } from '../helpers/gateway.ts';
 import { withGateway } from '../helpers/setup.ts';
 import { WORLD_IDS } from '../../scripts/sandbox/mod.ts';
+import { refusedTextPlain, subscribeToEnd } from './helpers.ts';
 
 interface OtlpSpan {
   name: string;
@@ -38,28 +38,6 @@ function attribute(span: OtlpSpan, key: string): unknown {
   return value ? Object.values(value)[0] : undefined;
 }
 
-/** Runs the sandbox's three-event booking subscription through the gateway; the event count. */
-async function subscribeToEnd(url: string): Promise<number> {
-  const client = createClient({
-    url: `${url.replace('http', 'ws')}/svc/graphql`,
-    webSocketImpl: WebSocket,
-    retryAttempts: 0,
-    lazy: true,
-  });
-  try {
-    let events = 0;
-    await new Promise<void>((resolve, reject) => {
-      client.subscribe({
-        query: 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }',
-        variables: { botID: WORLD_IDS.bot1 },
-      }, { next: () => void events++, error: reject, complete: resolve });
-    });
-    return events;
-  } finally {
-    await client.dispose();
-  }
-}
-
 const CALLER_TRACE = '0af7651916cd43dd8448eb211c80319c';
 
 for (const kind of HOSTS) {
@@ -74,15 +52,7 @@ for (const kind of HOSTS) {
         }, { traceparent: `00-${CALLER_TRACE}-b7ad6b7169203331-01` });
         await res.body?.cancel();
         assert.equal(res.status, 200);
-        await assertRefusal(
-          await fetch(`${gateway.url}/svc/graphql`, {
-            method: 'POST',
-            headers: { 'content-type': 'text/plain' },
-            body: '{}',
-          }),
-          415,
-          'UnsupportedMediaType',
-        );
+        await refusedTextPlain(gateway.url);
         const events = await subscribeToEnd(gateway.url);
         assert.equal(events, 3, 'the subscription ran to its end');
         for (let i = 0; i < 150 && receiver.spans.length < 4; i++) {

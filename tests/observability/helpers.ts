@@ -1,0 +1,52 @@
+/** Shared pieces of the observability tests. */
+import { createClient } from 'graphql-ws';
+import { assertRefusal } from '../helpers/assertions.ts';
+import { WORLD_IDS } from '../../scripts/sandbox/mod.ts';
+
+/** The value of the one sample line `series` (name with labels) of an exposition, or null. */
+export function sample(text: string, series: string): number | null {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : null;
+}
+
+/** A text/plain POST to the GraphQL path, asserted 415 UnsupportedMediaType (step 1). */
+export async function refusedTextPlain(url: string): Promise<void> {
+  await assertRefusal(
+    await fetch(`${url}/svc/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: '{}',
+    }),
+    415,
+    'UnsupportedMediaType',
+  );
+}
+
+/**
+ * Runs the sandbox's three-event booking subscription for bot1 through the gateway at `url` with
+ * a real graphql-ws client (init payload `params`); resolves to the number of events.
+ */
+export async function subscribeToEnd(
+  url: string,
+  params: Record<string, unknown> = {},
+): Promise<number> {
+  const client = createClient({
+    url: `${url.replace('http', 'ws')}/svc/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: params,
+    retryAttempts: 0,
+    lazy: true,
+  });
+  try {
+    let events = 0;
+    await new Promise<void>((resolve, reject) => {
+      client.subscribe({
+        query: 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }',
+        variables: { botID: WORLD_IDS.bot1 },
+      }, { next: () => void events++, error: reject, complete: resolve });
+    });
+    return events;
+  } finally {
+    await client.dispose();
+  }
+}
