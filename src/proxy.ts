@@ -17,8 +17,10 @@ import type { Core } from './core.ts';
 import { buildRegistry, resolveAllowlist } from './graphql/mod.ts';
 import { refusal } from './http/error_codes.ts';
 import { checkHost, checkOrigin, corsHeaders, PREFLIGHT_HEADERS } from './http/host_origin.ts';
-import { healthResponse, plainResponse, refusalResponse } from './http/responses.ts';
-import { applySecurityHeaders } from './http/security_headers.ts';
+import { healthResponse, plainResponse, refusalAnswer } from './http/responses.ts';
+import { withSecurityRecord } from './http/security_headers.ts';
+import { isPlainAnswer, type PlainAnswer, toResponse } from './http/answer.ts';
+import type { SvcRequest } from './http/request.ts';
 import { handleGraphql } from './routes/graphql.ts';
 import { handleRest } from './routes/rest.ts';
 import { createAdminRoutes } from './routes/admin/mod.ts';
@@ -58,6 +60,14 @@ export interface SvcProxy {
   health(request: Request): Response;
   /** The proxy's answer, or null when the path is not claimed (the host answers its own 404). */
   handle(request: Request, conn?: ConnInfo): Promise<Response | null>;
+  /**
+   * The GraphQL route (`config.httpPath`, whatever `request.url` says) for a request a host built
+   * itself: the same checks, order and answers as `handle` gives that path, returned as a
+   * PlainAnswer (status, header record, text) so a host writing to a socket itself needs no Web
+   * Request or Response (issue 13: the Node host's common path). The body is read through
+   * `request.body` or bytes registered with `withPrereadBody`.
+   */
+  handleGraphql(request: SvcRequest, conn?: ConnInfo): Promise<PlainAnswer>;
   /** Decides a WebSocket upgrade before any socket exists. */
   upgrade(request: Request, conn?: ConnInfo): UpgradeDecision;
   /** Hands an upgraded browser socket to the relay (right after `upgrade` accepted, same tick). */
@@ -72,6 +82,9 @@ export interface SvcProxy {
   /** Stops timers and closes sockets. */
   close(): Promise<void>;
 }
+
+/** What a route answers with. */
+type Routed = Response | PlainAnswer;
 
 function under(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
@@ -142,7 +155,12 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       tenantsTracked: core.tenants.size,
     };
   };
-  const route = (request: Request, path: string, cors: Record<string, string>, conn?: ConnInfo) => {
+  const route = async (
+    request: Request,
+    path: string,
+    cors: Record<string, string>,
+    conn?: ConnInfo,
+  ): Promise<Routed> => {
     if (path === config.httpPath) return handleGraphql(core, request, cors);
     if (core.metrics && path === config.metricsPath) {
       return metricsResponse(config, core.metrics, gauges, request, conn?.remoteAddress);
@@ -159,25 +177,49 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
     return handleRest(core, request, path.slice(config.apiPath.length), cors);
   };
 
-  /** A claimed path's answer: host and origin checks, preflight, then the route. */
-  const answer = async (request: Request, path: string, conn?: ConnInfo): Promise<Response> => {
+  /** Host and origin checks, preflight, then `routed(cors)`; a handler that throws answers 500. */
+  const checked = async <T extends Routed>(
+    request: SvcRequest,
+    path: string,
+    routed: (cors: Record<string, string>) => Promise<T>,
+  ): Promise<T | PlainAnswer> => {
     const hostRefused = checkHost(config, request);
-    if (hostRefused) return refusalResponse(hostRefused);
+    if (hostRefused) return refusalAnswer(hostRefused);
     const originRefused = checkOrigin(config, request, under(path, config.adminPath));
-    if (originRefused) return refusalResponse(originRefused);
+    if (originRefused) return refusalAnswer(originRefused);
     const cors = corsHeaders(config, request);
     if (request.method === 'OPTIONS') {
-      const headers = applySecurityHeaders(new Headers({ ...cors, ...PREFLIGHT_HEADERS }));
-      return new Response(null, { status: 204, headers });
+      return {
+        status: 204,
+        headers: withSecurityRecord({ ...cors, ...PREFLIGHT_HEADERS }),
+        body: null,
+      };
     }
     try {
-      return await route(request, path, cors, conn);
+      return await routed(cors);
     } catch (error) {
       core.log(`svc-gateway: handler failed: ${(error as Error)?.name ?? 'error'}`);
-      return refusalResponse(
+      return refusalAnswer(
         refusal('ProxyHandlerFailed', 'The proxy failed to handle this request'),
       );
     }
+  };
+
+  /** A claimed path's answer with its metrics and access line. */
+  const observed = async <T extends Routed>(path: string, answer: () => Promise<T>): Promise<T> => {
+    const started = core.logger.accessLines ? performance.now() : 0;
+    const result = await answer();
+    core.metrics?.request(routeOf(config, path), result.status);
+    if (core.logger.accessLines) {
+      core.logger.access({
+        route: routeOf(config, path),
+        status: result.status,
+        code: envelopeCode(isPlainAnswer(result) ? result.body ?? undefined : knownText(result)),
+        durationMs: performance.now() - started,
+        requestId: crypto.randomUUID(),
+      });
+    }
+    return result;
   };
 
   return {
@@ -188,20 +230,17 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       const path = new URL(request.url).pathname;
       if (path === config.healthPath) return healthResponse(request.method, healthy);
       if (!claims(path)) return null;
-      const started = core.logger.accessLines ? performance.now() : 0;
-      const response = await answer(request, path, conn);
-      core.metrics?.request(routeOf(config, path), response.status);
-      if (core.logger.accessLines) {
-        core.logger.access({
-          route: routeOf(config, path),
-          status: response.status,
-          code: envelopeCode(knownText(response)),
-          durationMs: performance.now() - started,
-          requestId: crypto.randomUUID(),
-        });
-      }
-      return response;
+      const result = await observed(
+        path,
+        () => checked(request, path, (cors) => route(request, path, cors, conn)),
+      );
+      return isPlainAnswer(result) ? toResponse(result) : result;
     },
+    handleGraphql: (request) =>
+      observed(
+        config.httpPath,
+        () => checked(request, config.httpPath, (cors) => handleGraphql(core, request, cors)),
+      ),
     upgrade(request) {
       const path = new URL(request.url).pathname;
       if (path !== config.wsPath) return { kind: 'unclaimed' };

@@ -42,10 +42,10 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
 /** Declared bodies up to this many bytes are read whole before the core sees them. */
-const SMALL_BODY_BYTES = 64 * 1024;
+export const SMALL_BODY_BYTES = 64 * 1024;
 
 /** The whole body of a request that declared a small content-length. */
-function readSmallBody(req: IncomingMessage): Promise<ArrayBuffer> {
+export function readSmallBody(req: IncomingMessage): Promise<ArrayBuffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -137,7 +137,7 @@ function nodeHeaders(response: Response): Record<string, string | string[]> {
  * is destroyed `oversizeDestroyMs` (250 ms) after the answer went out if the caller is still
  * sending by then, else it closes normally once the body has ended.
  */
-function lingerAfterEarlyAnswer(
+export function lingerAfterEarlyAnswer(
   req: IncomingMessage,
   res: ServerResponse,
   headers: Record<string, string | string[]>,

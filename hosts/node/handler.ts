@@ -19,6 +19,7 @@ import { DEFAULTS } from '../../src/config/defaults.ts';
 import type { SvcProxy } from '../../src/proxy.ts';
 import { adaptWsSocket } from '../../src/ws/mod.ts';
 import { sendResponse, toRequest, toUpgradeRequest } from './bridge.ts';
+import { answerLean, takesLeanPath } from './lean.ts';
 
 /** Called for a request neither health nor the proxy claims. */
 export type NextHandler = (error?: unknown) => void;
@@ -92,10 +93,15 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
     res: ServerResponse,
     next: NextHandler,
   ): Promise<void> {
-    if (!mayClaim(proxy, pathOf(req.url))) return next();
+    const path = pathOf(req.url);
+    if (!mayClaim(proxy, path)) return next();
     try {
+      const conn = { remoteAddress: req.socket.remoteAddress };
+      if (takesLeanPath(req, path, proxy.config.httpPath)) {
+        return await answerLean(proxy, req, res, originOf(req), conn);
+      }
       const request = await toRequest(req, originOf(req));
-      const response = await proxy.handle(request, { remoteAddress: req.socket.remoteAddress });
+      const response = await proxy.handle(request, conn);
       if (response === null) return next();
       await sendResponse(req, res, response);
     } catch {

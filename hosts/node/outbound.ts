@@ -4,12 +4,13 @@
  * behaviour" (outbound proxy) and step 21.
  *
  * - {@link proxyAwareFetch}: a fetch for the service's own calls (bot fence, backend RPC, ...).
- * - {@link proxyAwarePostText}: the GraphQL forward's transport on `dispatcher.request`: no Web
- *   Request, Response or streams on the hot path, keep-alive connections of the same agent.
+ * - {@link proxyAwarePostText}: the GraphQL forward's transport on `dispatcher.dispatch`: no Web
+ *   Request, Response, streams or abort signal on the hot path, keep-alive connections of the
+ *   same agent.
  */
-import { type Dispatcher, EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
+import { EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
 import type { PostText } from '../../src/upstream/outbound.ts';
-import { startDeadline } from '../../src/upstream/outbound.ts';
+import { dispatchPostText } from './dispatch_post.ts';
 
 /** The one agent of this process (shared by fetch and the forward, so one connection pool). */
 let shared: EnvHttpProxyAgent | null = null;
@@ -25,31 +26,9 @@ export function proxyAwareFetch(): typeof fetch {
     undiciFetch(input as any, { ...(init as any), dispatcher })) as unknown as typeof fetch;
 }
 
-/** The forward's transport: one POST on the shared agent, answer read whole under the deadline. */
+/** The forward's transport: one POST on the shared agent (see dispatch_post.ts). */
 export function proxyAwarePostText(): PostText {
-  const dispatcher: Dispatcher = agent();
-  return async (url, headers, body, timeoutMs) => {
-    const deadline = startDeadline(timeoutMs);
-    try {
-      const parsed = new URL(url);
-      const answer = await dispatcher.request({
-        origin: parsed.origin,
-        path: parsed.pathname + parsed.search,
-        method: 'POST',
-        headers,
-        body,
-        signal: deadline.signal,
-      });
-      const text = await answer.body.text();
-      const type = answer.headers['content-type'];
-      const contentType = Array.isArray(type) ? type[0] : type ?? null;
-      return { answer: { status: answer.statusCode, contentType, text } };
-    } catch {
-      return { refused: deadline.refusal() };
-    } finally {
-      deadline.clear();
-    }
-  };
+  return dispatchPostText(agent());
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Analysis } from '../graphql/mod.ts';
 import type { FenceAnswer } from './bot_fence.ts';
 import type { GraphqlBody } from './entries.ts';
 import type { Session } from './gate.ts';
+import type { SvcRequest } from '../http/request.ts';
 
 /** One entry as it will be forwarded: the proxy's own serialisation source. */
 export interface ForwardEntry {
@@ -19,7 +20,7 @@ export interface ForwardEntry {
 export interface GraphqlState {
   readonly core: Core;
   /** The HTTP request; null for a socket subscribe frame. */
-  readonly request: Request | null;
+  readonly request: SvcRequest | null;
   /** The socket's subscribe payload (socket only). */
   readonly payload?: unknown;
   /** The session admitted at step 2 (the socket's, admitted at connection_init). */
@@ -39,7 +40,7 @@ export interface GraphqlState {
 }
 
 /** A fresh state. */
-export function newState(core: Core, request: Request | null, payload?: unknown): GraphqlState {
+export function newState(core: Core, request: SvcRequest | null, payload?: unknown): GraphqlState {
   return {
     core,
     request,

@@ -3,6 +3,7 @@
  */
 import { type Refusal, refusal } from './error_codes.ts';
 import { prereadBody } from './preread.ts';
+import type { SvcRequest } from './request.ts';
 
 /** Headers every oversize refusal carries: the caller is told the connection ends. */
 export const OVERSIZE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -17,7 +18,7 @@ export function tooLarge(limit: number): Refusal {
 }
 
 /** The declared content-length, or null when absent or not a number. */
-export function declaredLength(request: Request): number | null {
+export function declaredLength(request: SvcRequest): number | null {
   const raw = request.headers.get('content-length');
   if (raw === null || !/^\d+$/.test(raw.trim())) return null;
   return Number(raw);
@@ -30,7 +31,7 @@ export function declaredLength(request: Request): number | null {
  * ahead (src/http/preread.ts).
  */
 export async function readCappedBytes(
-  request: Request,
+  request: SvcRequest,
   limit: number,
 ): Promise<Uint8Array<ArrayBuffer> | null> {
   const declared = declaredLength(request);
@@ -73,7 +74,7 @@ const UTF8 = new TextDecoder();
  * limit, the 413 RequestTooLarge refusal.
  */
 export async function readCappedText(
-  request: Request,
+  request: SvcRequest,
   limit: number,
 ): Promise<{ text: string } | { refused: Refusal }> {
   const bytes = await readCappedBytes(request, limit);

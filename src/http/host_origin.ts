@@ -4,6 +4,7 @@
  */
 import type { ResolvedConfig } from '../config/resolved.ts';
 import { type Refusal, refusal } from './error_codes.ts';
+import type { SvcRequest } from './request.ts';
 
 /** The name part of a `host[:port]` value, lowercased, brackets kept for IPv6. */
 function hostName(host: string): string {
@@ -29,7 +30,7 @@ function hostMatches(host: string, entry: string): boolean {
 }
 
 /** Step 1: 403 ProxyHostForbidden unless the Host header is answered here. */
-export function checkHost(config: ResolvedConfig, request: Request): Refusal | null {
+export function checkHost(config: ResolvedConfig, request: SvcRequest): Refusal | null {
   const host = request.headers.get('host') ?? new URL(request.url).host;
   if (isLoopbackName(host)) return null;
   if (config.allowedHosts === null) return null;
@@ -38,7 +39,7 @@ export function checkHost(config: ResolvedConfig, request: Request): Refusal | n
 }
 
 /** The request's own `host[:port]` (lowercased). */
-function ownHost(request: Request): string {
+function ownHost(request: SvcRequest): string {
   return (request.headers.get('host') ?? new URL(request.url).host).toLowerCase();
 }
 
@@ -51,13 +52,13 @@ function originHost(origin: string): string | null {
 }
 
 /** Whether Origin names this deployment's own host and port (scheme ignored). */
-export function isSameOrigin(request: Request): boolean {
+export function isSameOrigin(request: SvcRequest): boolean {
   const origin = request.headers.get('origin');
   return origin !== null && originHost(origin) === ownHost(request);
 }
 
 /** Whether Origin is a listed cross-origin caller (CORS applies). */
-export function isListedOrigin(config: ResolvedConfig, request: Request): boolean {
+export function isListedOrigin(config: ResolvedConfig, request: SvcRequest): boolean {
   const origin = request.headers.get('origin');
   if (origin === null || isSameOrigin(request)) return false;
   const normalised = origin.toLowerCase().replace(/\/+$/, '');
@@ -71,7 +72,7 @@ export function isListedOrigin(config: ResolvedConfig, request: Request): boolea
  */
 export function checkOrigin(
   config: ResolvedConfig,
-  request: Request,
+  request: SvcRequest,
   sameOriginOnly = false,
 ): Refusal | null {
   const site = request.headers.get('sec-fetch-site');
@@ -84,7 +85,7 @@ export function checkOrigin(
 }
 
 /** Step 3: CORS headers for a listed cross-origin caller, else none. */
-export function corsHeaders(config: ResolvedConfig, request: Request): Record<string, string> {
+export function corsHeaders(config: ResolvedConfig, request: SvcRequest): Record<string, string> {
   if (!isListedOrigin(config, request)) return {};
   return {
     'access-control-allow-origin': request.headers.get('origin')!,

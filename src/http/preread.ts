@@ -12,22 +12,24 @@
  * Both tables are WeakMaps: nothing outlives the request or answer it belongs to.
  */
 
-const PREREAD = new WeakMap<Request, Uint8Array>();
+import type { SvcRequest } from './request.ts';
+
+const PREREAD = new WeakMap<SvcRequest, Uint8Array>();
 const KNOWN = new WeakMap<Response, string>();
 
 /** Registers `bytes` as the body of `request` (built without one); returns the request. */
-export function withPrereadBody(request: Request, bytes: Uint8Array): Request {
+export function withPrereadBody<R extends SvcRequest>(request: R, bytes: Uint8Array): R {
   PREREAD.set(request, bytes);
   return request;
 }
 
 /** The bytes a host read ahead for `request`, if any. */
-export function prereadBody(request: Request): Uint8Array | undefined {
+export function prereadBody(request: SvcRequest): Uint8Array | undefined {
   return PREREAD.get(request);
 }
 
 /** The body as a stream: the request's own, or one over the bytes read ahead; null when none. */
-export function requestBodyOf(request: Request): ReadableStream<Uint8Array> | null {
+export function requestBodyOf(request: SvcRequest): ReadableStream<Uint8Array> | null {
   const bytes = PREREAD.get(request);
   if (bytes === undefined) return request.body;
   return new Blob([bytes as Uint8Array<ArrayBuffer>]).stream();

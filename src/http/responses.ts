@@ -2,38 +2,60 @@
  * Proxy-originated answers: the error envelope, 405, health, preflight.
  * SPEC "Error envelope", "Errors" (first paragraph), "Route table" (health).
  */
+import { type PlainAnswer, toResponse } from './answer.ts';
 import { type Refusal, statusOf } from './error_codes.ts';
-import { textResponse } from './preread.ts';
-import { applySecurityHeaders } from './security_headers.ts';
+import { withSecurityRecord } from './security_headers.ts';
 
-/** A JSON response with the security headers; `extra` headers are added. */
+/** The JSON content-type of every answer the proxy writes itself. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A JSON answer with the security headers; `extra` headers are added (lower-case names). */
+export function jsonAnswer(
+  status: number,
+  body: unknown,
+  extra: Record<string, string> = {},
+): PlainAnswer {
+  const headers = withSecurityRecord(extra);
+  headers['content-type'] = JSON_TYPE;
+  return { status, headers, body: JSON.stringify(body) };
+}
+
+/** {@link jsonAnswer} as a Web Response. */
 export function jsonResponse(
   status: number,
   body: unknown,
   extra: Record<string, string> = {},
 ): Response {
-  const headers = applySecurityHeaders(new Headers(extra));
-  headers.set('content-type', 'application/json; charset=utf-8');
-  return textResponse(JSON.stringify(body), { status, headers });
+  return toResponse(jsonAnswer(status, body, extra));
 }
 
 /**
  * A refusal in the error envelope: `{errors:[{message, extensions:{code}}]}`
  * with the code's status and cache-control: no-store.
  */
-export function refusalResponse(refused: Refusal): Response {
+export function refusalAnswer(refused: Refusal): PlainAnswer {
   const body = { errors: [{ message: refused.message, extensions: { code: refused.code } }] };
-  return jsonResponse(statusOf(refused.code), body, {
+  return jsonAnswer(statusOf(refused.code), body, {
     ...refused.headers,
     'cache-control': 'no-store',
   });
 }
 
+/** {@link refusalAnswer} as a Web Response. */
+export function refusalResponse(refused: Refusal): Response {
+  return toResponse(refusalAnswer(refused));
+}
+
 /** 405 with an allow header and an empty body (SPEC "Errors"). */
+export function methodNotAllowedAnswer(allow: readonly string[]): PlainAnswer {
+  const headers = withSecurityRecord({ allow: allow.join(', ') });
+  headers['cache-control'] = 'no-store';
+  return { status: 405, headers, body: null };
+}
+
+/** {@link methodNotAllowedAnswer} as a Web Response. */
 export function methodNotAllowed(allow: readonly string[]): Response {
-  const headers = applySecurityHeaders(new Headers({ allow: allow.join(', ') }));
-  headers.set('cache-control', 'no-store');
-  return new Response(null, { status: 405, headers });
+  return toResponse(methodNotAllowedAnswer(allow));
 }
 
 /** The methods the health route takes (SPEC "Route table": GET /svc/healthz; HEAD beside GET). */
@@ -55,9 +77,7 @@ export function healthResponse(method: string, ok: boolean): Response {
 
 /** A refused WebSocket upgrade: plain HTTP with a short text body (SPEC "Checks before any route" 5). */
 export function plainResponse(status: number, text: string): Response {
-  const headers = applySecurityHeaders(
-    new Headers({ 'content-type': 'text/plain; charset=utf-8' }),
-  );
-  headers.set('cache-control', 'no-store');
-  return textResponse(text, { status, headers });
+  const headers = withSecurityRecord({ 'content-type': 'text/plain; charset=utf-8' });
+  headers['cache-control'] = 'no-store';
+  return toResponse({ status, headers, body: text });
 }

@@ -38,6 +38,16 @@ export function applySecurityHeaders(headers: Headers): Headers {
 }
 
 /**
+ * A fresh header record: `extra` (lower-case names), then every security header over it (the
+ * table wins, as {@link applySecurityHeaders} overwrites).
+ */
+export function withSecurityRecord(
+  extra: Readonly<Record<string, string>>,
+): Record<string, string> {
+  return { ...extra, ...SECURITY_HEADERS };
+}
+
+/**
  * The same response with the security headers set. Headers of a Response
  * from fetch are immutable, so such a response is rebuilt around its body.
  */

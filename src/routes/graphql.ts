@@ -8,18 +8,20 @@ import type { GraphqlState } from '../admission/graphql_state.ts';
 import { HTTP_STEPS } from '../admission/steps.ts';
 import type { Core } from '../core.ts';
 import { idsInAnswer } from '../graphql/mod.ts';
-import { methodNotAllowed, refusalResponse } from '../http/responses.ts';
-import { answerResponse, forwardGraphql } from '../upstream/forward_graphql.ts';
+import type { PlainAnswer } from '../http/answer.ts';
+import type { SvcRequest } from '../http/request.ts';
+import { methodNotAllowedAnswer, refusalAnswer } from '../http/responses.ts';
+import { forwardGraphql, upstreamAnswer } from '../upstream/forward_graphql.ts';
 import type { Span } from '@opentelemetry/api';
 import { endRefused } from '../observability/tracing.ts';
 
 /** Handles the GraphQL POST route; `cors` headers are added to every answer. */
 export async function handleGraphql(
   core: Core,
-  request: Request,
+  request: SvcRequest,
   cors: Record<string, string>,
-): Promise<Response> {
-  if (request.method !== 'POST') return methodNotAllowed(['POST']);
+): Promise<PlainAnswer> {
+  if (request.method !== 'POST') return methodNotAllowedAnswer(['POST']);
   const state = newState(core, request);
   const { metrics, tracing } = core;
   const span = tracing?.startRoot('svc.graphql');
@@ -33,7 +35,7 @@ export async function handleGraphql(
     );
     if (refused) {
       metrics?.refusal(refused.code, String(refusedStep));
-      const response = refusalResponse({ ...refused, headers: { ...refused.headers, ...cors } });
+      const response = refusalAnswer({ ...refused, headers: { ...refused.headers, ...cors } });
       if (span) endRefused(span, refused.code, refusedStep, response.status);
       return response;
     }
@@ -52,7 +54,7 @@ async function forward(
   state: GraphqlState,
   cors: Record<string, string>,
   parent: Span | undefined,
-): Promise<Response> {
+): Promise<PlainAnswer> {
   const span = parent && core.tracing?.startChild('svc.upstream', parent);
   const started = core.metrics ? performance.now() : 0;
   const outcome = await forwardGraphql(core.postText, {
@@ -68,12 +70,12 @@ async function forward(
   if ('refused' in outcome) {
     span?.setAttribute('svc.refusal.code', outcome.refused.code);
     span?.end();
-    return refusalResponse({ ...outcome.refused, headers: cors });
+    return refusalAnswer({ ...outcome.refused, headers: cors });
   }
   span?.setAttribute('svc.upstream.status', outcome.answer.status);
   span?.end();
   if (outcome.answer.status === 200) learnFromAnswer(state, outcome.answer.text);
-  return answerResponse(outcome.answer, cors);
+  return upstreamAnswer(outcome.answer, cors);
 }
 
 /**

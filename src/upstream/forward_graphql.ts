@@ -7,8 +7,8 @@
  */
 import type { ForwardEntry } from '../admission/graphql_state.ts';
 import { scrubAnswerText } from '../graphql/mod.ts';
-import { textResponse } from '../http/preread.ts';
-import { applySecurityHeaders } from '../http/security_headers.ts';
+import type { PlainAnswer } from '../http/answer.ts';
+import { withSecurityRecord } from '../http/security_headers.ts';
 import type { Refusal } from '../http/error_codes.ts';
 import type { PostText, TextAnswer } from './outbound.ts';
 
@@ -59,9 +59,12 @@ export function forwardGraphql(
   );
 }
 
-/** The response to the caller: upstream status and content-type, rewritten body. */
-export function answerResponse(answer: GraphqlAnswer, extra: Record<string, string>): Response {
-  const headers = applySecurityHeaders(new Headers(extra));
-  if (answer.contentType) headers.set('content-type', answer.contentType);
-  return textResponse(scrubAnswerText(answer.text), { status: answer.status, headers });
+/** What a Web Response gives a text body that names no type (kept when the upstream named none). */
+const DEFAULT_TEXT_TYPE = 'text/plain;charset=UTF-8';
+
+/** The answer to the caller: upstream status and content-type, rewritten body. */
+export function upstreamAnswer(answer: GraphqlAnswer, extra: Record<string, string>): PlainAnswer {
+  const headers = withSecurityRecord(extra);
+  headers['content-type'] = answer.contentType || DEFAULT_TEXT_TYPE;
+  return { status: answer.status, headers, body: scrubAnswerText(answer.text) };
 }

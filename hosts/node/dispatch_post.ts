@@ -1,0 +1,109 @@
+/**
+ * The GraphQL forward's transport on Node (SPEC step 21, "Forwarding rules"): one POST through
+ * undici's `dispatch` with a handler of our own, so the hot path builds no Web Request/Response,
+ * no Node stream for the answer and no AbortController (issue 13: each of those showed in the
+ * Node host's profile). The deadline is one timer covering headers and body; when it fires the
+ * request is aborted through undici's dispatch controller (or, if undici has not started it yet,
+ * as soon as it does) and the caller gets 504 at once.
+ */
+import { Buffer } from 'node:buffer';
+import type { Dispatcher } from 'undici';
+import type { PostText, TextAnswer } from '../../src/upstream/outbound.ts';
+import { upstreamTimedOut, upstreamUnreachable } from '../../src/upstream/outbound.ts';
+import type { Refusal } from '../../src/http/error_codes.ts';
+
+type Settle = (outcome: { answer: TextAnswer } | { refused: Refusal }) => void;
+
+/** The error a fired deadline aborts the request with (never shown to anyone). */
+const DEADLINE = new Error('svc-gateway: upstream deadline');
+
+/** One in-flight POST: collects the answer, settles once. */
+class PostHandler implements Dispatcher.DispatchHandler {
+  #settle: Settle | null;
+  #controller: Dispatcher.DispatchController | null = null;
+  #timer: ReturnType<typeof setTimeout>;
+  #timedOut = false;
+  #status = 0;
+  #contentType: string | null = null;
+  #chunks: Buffer[] = [];
+  readonly #timeoutMs: number;
+
+  constructor(settle: Settle, timeoutMs: number) {
+    this.#settle = settle;
+    this.#timeoutMs = timeoutMs;
+    this.#timer = setTimeout(() => this.#expire(), timeoutMs);
+  }
+
+  #finish(outcome: { answer: TextAnswer } | { refused: Refusal }): void {
+    clearTimeout(this.#timer);
+    const settle = this.#settle;
+    this.#settle = null;
+    settle?.(outcome);
+  }
+
+  #expire(): void {
+    this.#timedOut = true;
+    this.#controller?.abort(DEADLINE);
+    this.#finish({ refused: upstreamTimedOut(this.#timeoutMs) });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#timedOut) controller.abort(DEADLINE);
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    this.#status = statusCode;
+    const type = headers['content-type'];
+    this.#contentType = Array.isArray(type) ? type[0] : type ?? null;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    const whole = this.#chunks.length === 1 ? this.#chunks[0] : Buffer.concat(this.#chunks);
+    this.#chunks = [];
+    const decoded = whole.toString();
+    // as fetch's text() does: a leading byte order mark is not part of the text
+    const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
+    this.#finish({ answer: { status: this.#status, contentType: this.#contentType, text } });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, _error: Error): void {
+    this.#chunks = [];
+    this.#finish({
+      refused: this.#timedOut ? upstreamTimedOut(this.#timeoutMs) : upstreamUnreachable(),
+    });
+  }
+}
+
+/** `origin` and `path` of an absolute URL, without building a URL object for the common form. */
+function splitUrl(url: string): { origin: string; path: string } {
+  const slash = url.indexOf('/', url.indexOf('//') + 2);
+  if (slash === -1) return { origin: url, path: '/' };
+  return { origin: url.slice(0, slash), path: url.slice(slash) };
+}
+
+/**
+ * {@link PostText} over `dispatcher` (the Node hosts' shared EnvHttpProxyAgent, so proxy
+ * variables hold): the answer is read whole as UTF-8 text within `timeoutMs`; 504
+ * ProxyUpstreamUnavailable when it times out or the upstream cannot be reached.
+ */
+export function dispatchPostText(dispatcher: Dispatcher): PostText {
+  return (url, headers, body, timeoutMs) =>
+    new Promise((settle) => {
+      const handler = new PostHandler(settle, timeoutMs);
+      const { origin, path } = splitUrl(url);
+      try {
+        dispatcher.dispatch({ origin, path, method: 'POST', headers, body }, handler);
+      } catch {
+        handler.onResponseError(null!, DEADLINE);
+      }
+    });
+}

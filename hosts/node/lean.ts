@@ -1,0 +1,68 @@
+/**
+ * The Node host's common path (issue 13): a POST to the GraphQL route whose declared body is
+ * small is read whole and answered through `proxy.handleGraphql` with no Web Request, Headers,
+ * Response or stream: the core reads a {@link SvcRequest} over node's own request, and the
+ * PlainAnswer it returns is written with one `end()` carrying its content-length. The checks,
+ * their order and the answers are the core's, the same as on every other path (SPEC "Order in
+ * which a GraphQL body is checked").
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Buffer } from 'node:buffer';
+import type { PlainAnswer } from '../../src/http/answer.ts';
+import { withPrereadBody } from '../../src/http/preread.ts';
+import type { HeaderReader, SvcRequest } from '../../src/http/request.ts';
+import type { ConnInfo, SvcProxy } from '../../src/proxy.ts';
+import { lingerAfterEarlyAnswer, readSmallBody, SMALL_BODY_BYTES } from './bridge.ts';
+
+/** Header values of a node request, repeated ones joined with ", " as Web Headers join them. */
+function headerReader(req: IncomingMessage): HeaderReader {
+  const distinct = req.headersDistinct;
+  return {
+    get(name: string): string | null {
+      const values = distinct[name.toLowerCase()];
+      if (values === undefined) return null;
+      return values.length === 1 ? values[0] : values.join(', ');
+    },
+  };
+}
+
+/** Whether `req` takes the common path: POST on the GraphQL route with a small declared body. */
+export function takesLeanPath(req: IncomingMessage, path: string, httpPath: string): boolean {
+  if (req.method !== 'POST' || path !== httpPath) return false;
+  return Number(req.headers['content-length'] ?? NaN) <= SMALL_BODY_BYTES;
+}
+
+/** Writes `answer` with one `end()` (content-length set; the oversize linger when it applies). */
+export function sendPlainAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  answer: PlainAnswer,
+): void {
+  const headers: Record<string, string | string[]> = { ...answer.headers };
+  if (!req.complete) lingerAfterEarlyAnswer(req, res, headers);
+  if (answer.body === null) {
+    res.writeHead(answer.status, headers).end();
+    return;
+  }
+  headers['content-length'] = String(Buffer.byteLength(answer.body));
+  res.writeHead(answer.status, headers).end(answer.body);
+}
+
+/** Reads the body, lets the core answer, writes the answer (see the module comment). */
+export async function answerLean(
+  proxy: SvcProxy,
+  req: IncomingMessage,
+  res: ServerResponse,
+  origin: string,
+  conn: ConnInfo,
+): Promise<void> {
+  const whole = await readSmallBody(req);
+  const request: SvcRequest = {
+    method: 'POST',
+    url: origin + (req.url ?? '/'),
+    headers: headerReader(req),
+    body: null,
+  };
+  withPrereadBody(request, new Uint8Array(whole));
+  sendPlainAnswer(req, res, await proxy.handleGraphql(request, conn));
+}

@@ -1,0 +1,26 @@
+/**
+ * What the core reads of an incoming HTTP request on the GraphQL route and the checks before it
+ * (SPEC "Checks before any route", "Order in which a GraphQL body is checked"): the method, the
+ * absolute URL, header values by name, and the body. A Web `Request` is one; the Node host builds
+ * a lighter one for the common path (hosts/node/lean.ts, issue 13) so that path needs no Web
+ * Request, Headers or stream.
+ */
+
+/** Header values by (case-insensitive) name; repeated headers joined with ", " as Web Headers do. */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
+/** The request as the core's GraphQL route and host/origin checks read it. */
+export interface SvcRequest {
+  /** Upper-case method, e.g. "POST". */
+  readonly method: string;
+  /** The absolute URL, e.g. "http://127.0.0.1:8000/svc/graphql?x=1". */
+  readonly url: string;
+  readonly headers: HeaderReader;
+  /**
+   * The body stream; null when there is none or when the host read it ahead and registered the
+   * bytes with `withPrereadBody` (src/http/preread.ts), which every reader in the core consults.
+   */
+  readonly body: ReadableStream<Uint8Array> | null;
+}
