@@ -44,17 +44,12 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i;
 /** Declared bodies up to this many bytes are read whole before the core sees them. */
 export const SMALL_BODY_BYTES = 64 * 1024;
 
-/** The whole body of a request that declared a small content-length. */
-export function readSmallBody(req: IncomingMessage): Promise<ArrayBuffer> {
+/** The whole body of a request that declared a small content-length (no copy when one chunk). */
+export function readSmallBody(req: IncomingMessage): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => {
-      const whole = Buffer.concat(chunks);
-      resolve(
-        whole.buffer.slice(whole.byteOffset, whole.byteOffset + whole.byteLength) as ArrayBuffer,
-      );
-    });
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
     req.once('error', reject);
   });
 }
@@ -84,13 +79,13 @@ export async function toRequest(req: IncomingMessage, origin: string): Promise<R
   if (method === 'GET' || method === 'HEAD') return new Request(url, { method, headers });
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared <= SMALL_BODY_BYTES) {
-    const bytes = new Uint8Array(await readSmallBody(req));
+    const bytes = await readSmallBody(req);
     // A JSON body (every JSON route reads through readCappedBytes) goes beside the Request
     // instead of in it: no Web stream for the common path.
     if (JSON_TYPE.test(headers.get('content-type') ?? '')) {
       return withPrereadBody(new Request(url, { method, headers }), bytes);
     }
-    return new Request(url, { method, headers, body: bytes });
+    return new Request(url, { method, headers, body: bytes as Uint8Array<ArrayBuffer> });
   }
   return new Request(url, {
     method,

@@ -63,6 +63,6 @@ export async function answerLean(
     headers: headerReader(req),
     body: null,
   };
-  withPrereadBody(request, new Uint8Array(whole));
+  withPrereadBody(request, whole);
   sendPlainAnswer(req, res, await proxy.handleGraphql(request, conn));
 }

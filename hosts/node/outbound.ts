@@ -8,6 +8,7 @@
  *   Request, Response, streams or abort signal on the hot path, keep-alive connections of the
  *   same agent.
  */
+import process from 'node:process';
 import { EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
 import type { PostText } from '../../src/upstream/outbound.ts';
 import { dispatchPostText } from './dispatch_post.ts';
@@ -15,7 +16,16 @@ import { dispatchPostText } from './dispatch_post.ts';
 /** The one agent of this process (shared by fetch and the forward, so one connection pool). */
 let shared: EnvHttpProxyAgent | null = null;
 function agent(): EnvHttpProxyAgent {
-  return shared ??= new EnvHttpProxyAgent();
+  return shared ??= new EnvHttpProxyAgent({ noProxy: noProxyVariable() });
+}
+
+/**
+ * NO_PROXY as undici reads it (no_proxy first), read once when the agent is made: left unset,
+ * the agent reads the environment again on every call (issue 13: ~1.4% of the Node host's CPU).
+ * HTTP_PROXY and HTTPS_PROXY the agent itself reads once, when it is made.
+ */
+function noProxyVariable(): string {
+  return process.env.no_proxy ?? process.env.NO_PROXY ?? '';
 }
 
 /** A fetch whose every call goes through the environment's proxy settings. */

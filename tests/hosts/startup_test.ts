@@ -69,6 +69,35 @@ for (const kind of ['deno', 'node'] as const) {
     }
   });
 
+  Deno.test(`[${kind}] NO_PROXY names hosts reached directly`, async () => {
+    const sandbox = await startSandbox();
+    const proxy = await startForwardProxy();
+    const target = new URL(sandbox.url).host;
+    const host = await startHostProcess(kind, {
+      env: {
+        SVC_TOKEN: SANDBOX_TOKEN,
+        SVC_API_BASE: sandbox.url,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        HTTP_PROXY: proxy.url,
+        NO_PROXY: new URL(sandbox.url).hostname,
+      },
+    });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await postGraphql(host.url!, { query: '{ currentUser { id } }' });
+        assert.equal(res.status, 200, await res.clone().text());
+        await res.body?.cancel();
+      }
+      assert.ok(sandbox.received.length >= 2, 'the calls reached the upstream');
+      assert.ok(!proxy.seen.some((u) => u.includes(target)), proxy.seen.join(', '));
+    } finally {
+      await host.stop();
+      await proxy.close();
+      await sandbox.close();
+    }
+  });
+
   Deno.test(`[${kind}] open mode on a reachable host: refused without SVC_OPEN_PROXY, warned with it`, async () => {
     // exits with code 1 before ever printing an address (never binds)
     await assert.rejects(
