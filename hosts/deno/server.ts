@@ -19,7 +19,7 @@ export interface DenoHost {
 export function denoHandler(proxy: SvcProxy) {
   return async (request: Request, info: Deno.ServeHandlerInfo): Promise<Response> => {
     const conn = { remoteAddress: (info.remoteAddr as Deno.NetAddr).hostname };
-    if (new URL(request.url).pathname === proxy.config.healthPath) {
+    if (rawPath(request.url) === proxy.config.healthPath) {
       return proxy.health(request);
     }
     if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
@@ -36,8 +36,27 @@ export function denoHandler(proxy: SvcProxy) {
       }
       return plainResponse(404, 'Not Found');
     }
+    if (request.method === 'POST' && rawPath(request.url) === proxy.config.httpPath) {
+      // the common path (issue 13): the core's PlainAnswer, no Headers object to fill
+      const answer = await proxy.handleGraphql(request, conn);
+      return new Response(answer.body, { status: answer.status, headers: answer.headers });
+    }
     return await proxy.handle(request, conn) ?? plainResponse(404, 'Not Found');
   };
+}
+
+/**
+ * The path of an absolute URL as sent (no query), without parsing it. Compared only for
+ * equality with the configured GraphQL path, which is already normal, so a path that needs
+ * normalising (dot segments, escapes) never equals it and goes through `handle`, which parses.
+ */
+function rawPath(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start === -1) return '/';
+  const query = url.indexOf('?', start);
+  const hash = url.indexOf('#', start);
+  const end = Math.min(query === -1 ? url.length : query, hash === -1 ? url.length : hash);
+  return url.slice(start, end);
 }
 
 /** Serves `proxy` on host:port; resolves once listening. */
