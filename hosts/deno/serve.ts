@@ -6,10 +6,11 @@
 import { createSvcProxy } from '../../mod.ts';
 import { bindAddress, isLoopbackBind, loadEnv } from '../env.ts';
 import { serveDeno } from './server.ts';
+import { denoOutbound } from './outbound.ts';
 
 const env = loadEnv(Deno.env.toObject());
 const { host, port } = bindAddress(env);
-const proxy = createSvcProxy({ loopbackOnly: isLoopbackBind(host) }, env);
+const proxy = createSvcProxy({ loopbackOnly: isLoopbackBind(host), ...denoOutbound() }, env);
 for (const line of proxy.startupLines) console.log(line);
 if (proxy.config.refusal) Deno.exit(1);
 const running = await serveDeno(proxy, host, port);

@@ -5,6 +5,7 @@
  */
 import { createSvcProxy, type Env, type SvcProxyOptions } from '../../mod.ts';
 import { serveDeno } from '../../hosts/deno/server.ts';
+import { denoOutbound } from '../../hosts/deno/outbound.ts';
 import { startChildProcess } from '../../scripts/host_process.ts';
 
 /** The two hosts every HTTP integration test runs on. */
@@ -31,7 +32,10 @@ export function startGateway(kind: HostKind, options: TestOptions, env: Env): Pr
 
 async function startDeno(options: TestOptions, env: Env): Promise<Gateway> {
   const lines: string[] = [];
-  const proxy = createSvcProxy({ loopbackOnly: true, ...options, log: (l) => lines.push(l) }, env);
+  const proxy = createSvcProxy(
+    { loopbackOnly: true, ...denoOutbound(), ...options, log: (l) => lines.push(l) },
+    env,
+  );
   lines.push(...proxy.startupLines);
   const host = await serveDeno(proxy, '127.0.0.1', 0);
   return { kind: 'deno', url: host.url, lines, stop: () => host.shutdown() };
