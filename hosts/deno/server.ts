@@ -6,6 +6,7 @@
 import type { SvcProxy } from '../../src/proxy.ts';
 import { adaptWebSocket } from '../../src/ws/mod.ts';
 import { plainResponse } from '../../src/http/responses.ts';
+import { mayPreread, withPrereadBody } from '../../src/http/preread.ts';
 
 /** A running Deno host. */
 export interface DenoHost {
@@ -37,7 +38,11 @@ export function denoHandler(proxy: SvcProxy) {
       return plainResponse(404, 'Not Found');
     }
     if (request.method === 'POST' && rawPath(request.url) === proxy.config.httpPath) {
-      // the common path (issue 13): the core's PlainAnswer, no Headers object to fill
+      // the common path (issue 13): a small body read whole (Deno's fast path, not the stream),
+      // the core's PlainAnswer, no Headers object to fill
+      if (mayPreread(request.headers.get('content-length'))) {
+        withPrereadBody(request, new Uint8Array(await request.arrayBuffer()));
+      }
       const answer = await proxy.handleGraphql(request, conn);
       return new Response(answer.body, { status: answer.status, headers: answer.headers });
     }

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Buffer } from 'node:buffer';
 import { DEFAULTS } from '../../src/config/defaults.ts';
-import { knownText, withPrereadBody } from '../../src/http/preread.ts';
+import { knownText, mayPreread, withPrereadBody } from '../../src/http/preread.ts';
 
 /** A Web ReadableStream over the request body; cancelling pauses and drops, never destroys. */
 function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
@@ -40,9 +40,6 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
 
 /** Content types whose small bodies are handed to the core read ahead. */
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
-
-/** Declared bodies up to this many bytes are read whole before the core sees them. */
-export const SMALL_BODY_BYTES = 64 * 1024;
 
 /** The whole body of a request that declared a small content-length (no copy when one chunk). */
 export function readSmallBody(req: IncomingMessage): Promise<Uint8Array> {
@@ -77,8 +74,7 @@ export async function toRequest(req: IncomingMessage, origin: string): Promise<R
   const url = new URL(req.url ?? '/', origin);
   const headers = webHeaders(req);
   if (method === 'GET' || method === 'HEAD') return new Request(url, { method, headers });
-  const declared = Number(req.headers['content-length'] ?? NaN);
-  if (declared <= SMALL_BODY_BYTES) {
+  if (mayPreread(req.headers['content-length'])) {
     const bytes = await readSmallBody(req);
     // A JSON body (every JSON route reads through readCappedBytes) goes beside the Request
     // instead of in it: no Web stream for the common path.

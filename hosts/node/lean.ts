@@ -9,10 +9,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Buffer } from 'node:buffer';
 import type { PlainAnswer } from '../../src/http/answer.ts';
-import { withPrereadBody } from '../../src/http/preread.ts';
+import { mayPreread, withPrereadBody } from '../../src/http/preread.ts';
 import type { HeaderReader, SvcRequest } from '../../src/http/request.ts';
 import type { ConnInfo, SvcProxy } from '../../src/proxy.ts';
-import { lingerAfterEarlyAnswer, readSmallBody, SMALL_BODY_BYTES } from './bridge.ts';
+import { lingerAfterEarlyAnswer, readSmallBody } from './bridge.ts';
 
 /** Header values of a node request, repeated ones joined with ", " as Web Headers join them. */
 function headerReader(req: IncomingMessage): HeaderReader {
@@ -29,7 +29,7 @@ function headerReader(req: IncomingMessage): HeaderReader {
 /** Whether `req` takes the common path: POST on the GraphQL route with a small declared body. */
 export function takesLeanPath(req: IncomingMessage, path: string, httpPath: string): boolean {
   if (req.method !== 'POST' || path !== httpPath) return false;
-  return Number(req.headers['content-length'] ?? NaN) <= SMALL_BODY_BYTES;
+  return mayPreread(req.headers['content-length']);
 }
 
 /** Writes `answer` with one `end()` (content-length set; the oversize linger when it applies). */

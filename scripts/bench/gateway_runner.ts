@@ -14,6 +14,7 @@
 import { createSvcProxy, type SvcProxyOptions } from '../../mod.ts';
 import { bindAddress, isLoopbackBind } from '../../hosts/env.ts';
 import { serveDeno } from '../../hosts/deno/server.ts';
+import { denoOutbound } from '../../hosts/deno/outbound.ts';
 import { appOperations } from '../sandbox/mod.ts';
 
 /** The options SVC_BENCH_REGISTRY and SVC_BENCH_ALLOWED_BOT_IDS describe. */
@@ -32,7 +33,7 @@ if (import.meta.main) {
   const env = Deno.env.toObject();
   const { host, port } = bindAddress(env);
   const proxy = createSvcProxy(
-    { ...runnerOptions(env), loopbackOnly: isLoopbackBind(host) },
+    { ...runnerOptions(env), loopbackOnly: isLoopbackBind(host), ...denoOutbound() },
     env,
   );
   for (const line of proxy.startupLines) console.log(line);

@@ -14,6 +14,18 @@
 
 import type { SvcRequest } from './request.ts';
 
+/**
+ * Bodies that declare at most this many bytes (64 KiB) a host may read whole before the core
+ * sees the request: every refusal before step 6 then comes after a read this small, never after
+ * a large one (SPEC "Size and capacity": past the ceilings nothing is buffered).
+ */
+export const PREREAD_MAX_BYTES = 64 * 1024;
+
+/** Whether `contentLength` (a header value, or null) declares a body a host may read ahead. */
+export function mayPreread(contentLength: string | null | undefined): boolean {
+  return contentLength != null && Number(contentLength) <= PREREAD_MAX_BYTES;
+}
+
 const PREREAD = new WeakMap<SvcRequest, Uint8Array>();
 const KNOWN = new WeakMap<Response, string>();
 
