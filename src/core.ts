@@ -14,6 +14,7 @@ import type { Tracing } from './observability/tracing.ts';
 import type { Metrics } from './observability/metrics.ts';
 import type { PostText } from './upstream/outbound.ts';
 import type { Revocations } from './admission/revocations.ts';
+import type { UpstreamFactory } from './ws/mod.ts';
 
 /** Everything shared by the routes of one proxy instance. */
 export interface Core {
@@ -22,6 +23,8 @@ export interface Core {
   readonly fetch: typeof fetch;
   /** The GraphQL forward's transport (the host's, else one over `fetch`). */
   readonly postText: PostText;
+  /** The relay's upstream leg where no outbound proxy applies (the host's, else the ws client). */
+  readonly upstreamSocket: UpstreamFactory;
   readonly log: (line: string) => void;
   /** The log: human lines, and access lines in the json format (README "Logs"). */
   readonly logger: Logger;

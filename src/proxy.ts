@@ -34,7 +34,7 @@ import { createTracing } from './observability/tracing.ts';
 import { knownText } from './http/preread.ts';
 import { metricsResponse } from './observability/metrics_route.ts';
 import { routeOf } from './observability/route_names.ts';
-import type { RelaySocket, RelayStats } from './ws/mod.ts';
+import { openWsUpstream, type RelaySocket, type RelayStats } from './ws/mod.ts';
 
 /** What a host knows about the connection. */
 export interface ConnInfo {
@@ -99,6 +99,7 @@ function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
     config,
     fetch: fetchImpl,
     postText: options.postText ?? fetchPostText(fetchImpl),
+    upstreamSocket: options.upstreamSocket ?? openWsUpstream,
     log: logger.line,
     logger,
     tracing: createTracing(config.otlpEndpoint),

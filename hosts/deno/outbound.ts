@@ -6,9 +6,15 @@
  * request on Deno 2.9; undici's dispatch needs neither. The service's other calls keep fetch.
  */
 import type { PostText } from '../../src/upstream/outbound.ts';
+import { openWebSocketUpstream, type UpstreamFactory } from '../../src/ws/mod.ts';
 import { proxyAwarePostText } from '../node/outbound.ts';
 
-/** The host hooks the Deno host passes to createSvcProxy. */
-export function denoOutbound(): { postText: PostText } {
-  return { postText: proxyAwarePostText() };
+/**
+ * The host hooks the Deno host passes to createSvcProxy: the forward above, and the relay's
+ * upstream leg on Deno's own WebSocket client where no outbound proxy applies (issue 13: about
+ * half the memory per idle socket of the `ws` client over Deno's node:net; the relay enforces the
+ * upstream frame ceiling itself). Through a proxy the leg stays on `ws` over a CONNECT tunnel.
+ */
+export function denoOutbound(): { postText: PostText; upstreamSocket: UpstreamFactory } {
+  return { postText: proxyAwarePostText(), upstreamSocket: openWebSocketUpstream };
 }

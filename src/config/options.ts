@@ -4,6 +4,7 @@
  */
 
 import type { PostText } from '../upstream/outbound.ts';
+import type { UpstreamFactory } from '../ws/mod.ts';
 
 /** Tuning of the request-time bot fence (SPEC "Options": fence). All in ms. */
 export interface FenceOptions {
@@ -109,6 +110,12 @@ export interface SvcProxyOptions {
    * The Node host passes one on undici's dispatcher, which honours the same proxy variables.
    */
   postText?: PostText;
+  /**
+   * Host hook, not a spec option: opens the relay's upstream leg when no outbound proxy applies
+   * to it (default: the `ws` client; through a proxy it is always `ws` over a CONNECT tunnel).
+   * The Deno host passes its native WebSocket client (less memory per socket).
+   */
+  upstreamSocket?: UpstreamFactory;
   /** Host hook, not a spec option: where log lines go (default console.log). */
   log?: (line: string) => void;
 }

@@ -97,7 +97,7 @@ export function createCoreRelay(
       ? () => endOnce(core.tracing!.startRoot('svc.subscription'))
       : undefined,
     rewriteCloseReason: scrubCloseReason,
-    openUpstream: upstreamSocketFactory(wsUrl),
+    openUpstream: upstreamSocketFactory(wsUrl, core.upstreamSocket),
     log: core.log,
   });
 }

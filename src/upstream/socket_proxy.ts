@@ -14,8 +14,14 @@ export function upstreamSocketUrl(upstream: string): string {
   return `${upstream.replace(/^http/i, 'ws')}/graphql`;
 }
 
-/** The upstream-socket factory for `wsUrl`: through the environment's proxy when one applies. */
-export function upstreamSocketFactory(wsUrl: string): UpstreamFactory {
+/**
+ * The upstream-socket factory for `wsUrl`: the `ws` client through the environment's proxy when
+ * one applies, else `direct` (the host's choice; the `ws` client by default).
+ */
+export function upstreamSocketFactory(
+  wsUrl: string,
+  direct: UpstreamFactory = openWsUpstream,
+): UpstreamFactory {
   const proxy = getProxyForUrl(wsUrl.replace(/^ws/i, 'http'));
-  return proxy ? createWsUpstream({ agent: new HttpsProxyAgent(proxy) }) : openWsUpstream;
+  return proxy ? createWsUpstream({ agent: new HttpsProxyAgent(proxy) }) : direct;
 }

@@ -6,6 +6,7 @@
  * through {@link SocketTimers}, so `stats().timers` shows what is still pending.
  */
 import type { RelayStats } from './types.ts';
+import { SHARED_TIMERS, type TimerEntry, type TimerHeap } from './timer_heap.ts';
 
 /** Mutable counts shared by the relay and its connections. */
 export type Counters = RelayStats;
@@ -22,47 +23,52 @@ export function newCounters(): Counters {
   };
 }
 
-/** A timer handle, whatever the runtime's type. */
-type Handle = ReturnType<typeof setTimeout>;
-
 /** A named timer slot of one socket (at most one pending timer per name). */
 export type TimerName = 'init' | 'life' | 'ack' | 'upstreamKeepalive' | 'browserKeepalive';
 
 /**
  * The timers of one socket, at most one per name, counted in `counters.timers`. Setting a
- * name that is pending replaces it; `clearAll` leaves none.
+ * name that is pending replaces it; `clearAll` leaves none. They live in one shared
+ * {@link TimerHeap} (timer_heap.ts), not in a runtime timer each.
  */
 export class SocketTimers {
-  #pending = new Map<TimerName, { id: Handle; repeat: boolean }>();
+  #pending = new Map<TimerName, TimerEntry>();
   #counters: Counters;
+  #heap: TimerHeap;
 
   /** Binds the timers to the relay's counts. */
-  constructor(counters: Counters) {
+  constructor(counters: Counters, heap: TimerHeap = SHARED_TIMERS) {
     this.#counters = counters;
+    this.#heap = heap;
   }
 
   /** Runs `fn` once after `ms` milliseconds. */
   once(name: TimerName, ms: number, fn: () => void): void {
     this.clear(name);
-    const id = setTimeout(() => {
-      this.#forget(name);
-      fn();
-    }, ms);
-    this.#remember(name, id, false);
+    this.#remember(
+      name,
+      this.#heap.schedule(ms, () => {
+        this.#forget(name);
+        fn();
+      }),
+    );
   }
 
   /** Runs `fn` every `ms` milliseconds until cleared. */
   every(name: TimerName, ms: number, fn: () => void): void {
     this.clear(name);
-    this.#remember(name, setInterval(fn, ms), true);
+    const tick = () => {
+      this.#pending.set(name, this.#heap.schedule(ms, tick));
+      fn();
+    };
+    this.#remember(name, this.#heap.schedule(ms, tick));
   }
 
   /** Stops the named timer, if pending. */
   clear(name: TimerName): void {
-    const timer = this.#pending.get(name);
-    if (!timer) return;
-    if (timer.repeat) clearInterval(timer.id);
-    else clearTimeout(timer.id);
+    const entry = this.#pending.get(name);
+    if (!entry) return;
+    this.#heap.cancel(entry);
     this.#forget(name);
   }
 
@@ -71,8 +77,8 @@ export class SocketTimers {
     for (const name of [...this.#pending.keys()]) this.clear(name);
   }
 
-  #remember(name: TimerName, id: Handle, repeat: boolean): void {
-    this.#pending.set(name, { id, repeat });
+  #remember(name: TimerName, entry: TimerEntry): void {
+    this.#pending.set(name, entry);
     this.#counters.timers++;
   }
 
