@@ -156,12 +156,12 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       tenantsTracked: core.tenants.size,
     };
   };
-  const route = async (
+  const route = (
     request: Request,
     path: string,
     cors: Record<string, string>,
     conn?: ConnInfo,
-  ): Promise<Routed> => {
+  ): Routed | Promise<Routed> => {
     if (path === config.httpPath) return handleGraphql(core, request, cors);
     if (core.metrics && path === config.metricsPath) {
       return metricsResponse(config, core.metrics, gauges, request, conn?.remoteAddress);
@@ -182,7 +182,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
   const checked = async <T extends Routed>(
     request: SvcRequest,
     path: string,
-    routed: (cors: Record<string, string>) => Promise<T>,
+    routed: (cors: Record<string, string>) => T | Promise<T>,
   ): Promise<T | PlainAnswer> => {
     const hostRefused = checkHost(config, request);
     if (hostRefused) return refusalAnswer(hostRefused);

@@ -1,8 +1,9 @@
 /**
  * Scenario 'gate': the session gate's cached path (SPEC "Authentication" 2: the bot set cached
- * 30 s per token hash) against the gate off, the same document through two Deno hosts
- * (scripts/bench/gateway_runner.ts, each in its own process), measured in the same run at
- * concurrency 1 and 32:
+ * 30 s per token hash) against the gate off (issue 13: at least 0.9x), the same document through
+ * two Deno hosts (scripts/bench/gateway_runner.ts, each in its own process) in front of the
+ * fixed-answer upstream (as in 'targets'), in interleaved rounds at concurrency 32 and 1
+ * (rounds.ts):
  *
  * - gate off: allowedBotIds = the sandbox's three bots (a frozen fence, no upstream question),
  *   resource fence bound, operation allowlist on;
@@ -19,15 +20,9 @@ import { WORLD_IDS } from '../../sandbox/mod.ts';
 import { startBackend } from '../../../tests/fixtures/db/backend.ts';
 import { startPostgres } from '../../../tests/fixtures/db/postgres.ts';
 import { benchRequest } from '../document.ts';
-import {
-  type BenchContext,
-  compare,
-  type Comparison,
-  type Measurement,
-  type Scenario,
-  type ScenarioReport,
-  type Target,
-} from '../scenario.ts';
+import { type BenchContext, type Scenario, type ScenarioReport, type Target } from '../scenario.ts';
+import { measureRounds, ratioRanges, ROUNDS } from '../rounds.ts';
+import { startFixedUpstream } from './targets.ts';
 
 const RUNNER = 'scripts/bench/gateway_runner.ts';
 const BOTS = [WORLD_IDS.bot1, WORLD_IDS.bot2, WORLD_IDS.bot3];
@@ -37,6 +32,7 @@ const SAME_CHECKS = { SVC_RESOURCE_FENCE: 'bound', SVC_OPERATION_ALLOWLIST: 'on'
 
 async function run(context: BenchContext): Promise<ScenarioReport> {
   const { operationName, body } = benchRequest();
+  const upstream = await startFixedUpstream();
   const cluster = await startPostgres();
   try {
     const backend = await startBackend(cluster);
@@ -50,13 +46,18 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
       const off = await context.startGateway({
         kind: 'deno',
         denoScript: RUNNER,
-        env: { ...SAME_CHECKS, SVC_BENCH_ALLOWED_BOT_IDS: BOTS.join(',') },
+        env: {
+          ...SAME_CHECKS,
+          SVC_API_BASE: upstream.url,
+          SVC_BENCH_ALLOWED_BOT_IDS: BOTS.join(','),
+        },
       });
       const on = await context.startGateway({
         kind: 'deno',
         denoScript: RUNNER,
         env: {
           ...SAME_CHECKS,
+          SVC_API_BASE: upstream.url,
           CLIENT_BACKEND_URL: backend.rest.url,
           CLIENT_BACKEND_ANON_KEY: backend.rest.anonKey,
         },
@@ -70,22 +71,16 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
           pid: on.pid,
         },
       ];
-      const measurements: Measurement[] = [];
-      const comparisons: Comparison[] = [];
-      for (const connections of [1, 32]) {
-        const gateOff = await context.measure(targets[0], body, connections);
-        const gateOn = await context.measure(targets[1], body, connections);
-        measurements.push(gateOff, gateOn);
-        comparisons.push(compare('gate on (cached) / gate off', gateOff, gateOn));
-      }
+      const { rounds, measurements, comparisons } = await measureRounds(context, targets, body);
       const calls = backend.rest.calls.get('svc_my_bot_ids') ?? 0;
-      const answered = measurements.filter((m) => m.target === targets[1].label)
+      const answered = measurements.filter((m) => m.target.startsWith(`${targets[1].label} r`))
         .reduce((sum, m) => sum + m.requests, 0);
       return {
         name: 'gate',
         title: 'The session gate on (cache hits) vs off, same document, same fences, same run',
         notes: [
-          `document: ${operationName} for bot1 (${body.length} bytes), Deno host`,
+          `document: ${operationName} for bot1 (${body.length} bytes), Deno host; upstream: ` +
+          `fixed answer; ${ROUNDS} interleaved rounds, ratios per round against gate off`,
           'both: resource fence bound, allowlist on; off: allowedBotIds = 3 bots; ' +
           'on: svc_my_bot_ids of a signed-in owner of the 3 bots, no shared store',
           `backend: embedded PostgreSQL + PostgREST-compatible endpoint; svc_my_bot_ids calls ` +
@@ -95,12 +90,14 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
         ],
         measurements,
         comparisons,
+        ranges: ratioRanges(rounds, 'gate off', 'gate on (cached)'),
       };
     } finally {
       await backend.stop();
     }
   } finally {
     await cluster.stop();
+    await upstream.stop();
   }
 }
 

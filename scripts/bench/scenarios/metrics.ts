@@ -13,7 +13,8 @@ import {
   type ScenarioReport,
   type Target,
 } from '../scenario.ts';
-import { range, ROUNDS, startFixedUpstream, targetsBody } from './targets.ts';
+import { startFixedUpstream, targetsBody } from './targets.ts';
+import { range, ROUNDS } from '../rounds.ts';
 
 async function run(context: BenchContext): Promise<ScenarioReport> {
   const body = targetsBody();

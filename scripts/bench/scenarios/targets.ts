@@ -18,17 +18,13 @@ import { type ChildProcess, denoRun, startChildProcess } from '../../host_proces
 import { startNginx } from '../nginx.ts';
 import {
   type BenchContext,
-  compare,
-  type Comparison,
   type Measurement,
   type Range,
   type Scenario,
   type ScenarioReport,
   type Target,
 } from '../scenario.ts';
-
-/** Interleaved rounds. */
-export const ROUNDS = 3;
+import { measureRounds, range, ratioRanges, ROUNDS } from '../rounds.ts';
 
 /** The issue's document and variables. */
 export const TARGETS_DOCUMENT = 'query BotName($botID: BotID!) { bot(id: $botID) { id name } }';
@@ -47,28 +43,15 @@ export function startFixedUpstream(): Promise<ChildProcess> {
   });
 }
 
-/** min..max of `values` as a Range row. */
-export function range(subject: string, figure: string, values: number[]): Range {
-  return { subject, figure, min: Math.min(...values), max: Math.max(...values), values };
-}
-
-/** The per-round figures of each subject against direct, folded into min..max rows. */
+/**
+ * The per-round figures of each subject against direct (rounds.ts `ratioRanges`), then the
+ * direct upstream's own CPU per request.
+ */
 export function summarise(
   rounds: Map<string, Measurement>[],
   subjects: string[],
 ): Range[] {
-  const rows: Range[] = [];
-  for (const subject of subjects) {
-    const at = (c: number) =>
-      rounds.map((r) => ({ d: r.get(`direct@${c}`)!, s: r.get(`${subject}@${c}`)! }));
-    rows.push(range(subject, 'c=32 req/s x direct', at(32).map(({ d, s }) => s.rps / d.rps)));
-    rows.push(range(subject, 'c=1 added p50 ms', at(1).map(({ d, s }) => s.p50Ms - d.p50Ms)));
-    rows.push(range(subject, 'c=1 added p99 ms', at(1).map(({ d, s }) => s.p99Ms - d.p99Ms)));
-    rows.push(range(subject, 'c=1 p99 x direct', at(1).map(({ d, s }) => s.p99Ms / d.p99Ms)));
-    rows.push(
-      range(subject, 'cpu s per 10k req (c=32)', at(32).map(({ s }) => s.cpuMsPerRequest * 10)),
-    );
-  }
+  const rows = subjects.flatMap((subject) => ratioRanges(rounds, 'direct', subject));
   rows.push(
     range(
       'direct',
@@ -109,30 +92,7 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
       { label: 'deno', url: `${deno.url}/svc/graphql`, pid: deno.pid },
       { label: 'node', url: `${node.url}/svc/graphql`, pid: node.pid },
     );
-    const measurements: Measurement[] = [];
-    const comparisons: Comparison[] = [];
-    const rounds: Map<string, Measurement>[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      const byKey = new Map<string, Measurement>();
-      for (const connections of [32, 1]) {
-        for (const target of targets) {
-          const m = await context.measure(target, body, connections, context.settings.roundS);
-          const labelled = { ...m, target: `${target.label} r${round}` };
-          measurements.push(labelled);
-          byKey.set(`${target.label}@${connections}`, m);
-        }
-        for (const target of targets.slice(1)) {
-          comparisons.push(
-            compare(
-              `${target.label} / direct r${round}`,
-              byKey.get(`direct@${connections}`)!,
-              byKey.get(`${target.label}@${connections}`)!,
-            ),
-          );
-        }
-      }
-      rounds.push(byKey);
-    }
+    const { rounds, measurements, comparisons } = await measureRounds(context, targets, body);
     notes.push('cpu: the measured process (fixed upstream for direct, nginx worker, gateway)');
     return {
       name: 'targets',

@@ -1,0 +1,99 @@
+/**
+ * Interleaved rounds (issue 13): in each round every target is measured at concurrency 32, then
+ * at 1, so the machine's other load falls on every target alike; ratios are then taken per round
+ * against that round's baseline target and folded into min..max rows. Used by the `targets`,
+ * `checks` and `gate` scenarios.
+ */
+import {
+  type BenchContext,
+  compare,
+  type Comparison,
+  type Measurement,
+  type Range,
+  type Target,
+} from './scenario.ts';
+
+/** Interleaved rounds per scenario. */
+export const ROUNDS = 3;
+
+/** Concurrencies measured in each round, in order. */
+export const CONCURRENCIES = [32, 1] as const;
+
+/** Every round's measurements by `${label}@${connections}`, and the flat lists for the report. */
+export interface RoundsResult {
+  rounds: Map<string, Measurement>[];
+  measurements: Measurement[];
+  comparisons: Comparison[];
+}
+
+/**
+ * Measures `targets` in {@link ROUNDS} interleaved rounds; `targets[0]` is the baseline every
+ * other target is compared with, per round and concurrency.
+ */
+export async function measureRounds(
+  context: BenchContext,
+  targets: readonly Target[],
+  body: string,
+): Promise<RoundsResult> {
+  const measurements: Measurement[] = [];
+  const comparisons: Comparison[] = [];
+  const rounds: Map<string, Measurement>[] = [];
+  const [base, ...others] = targets;
+  for (let round = 1; round <= ROUNDS; round++) {
+    const byKey = new Map<string, Measurement>();
+    for (const connections of CONCURRENCIES) {
+      for (const target of targets) {
+        const m = await context.measure(target, body, connections, context.settings.roundS);
+        measurements.push({ ...m, target: `${target.label} r${round}` });
+        byKey.set(`${target.label}@${connections}`, m);
+      }
+      for (const target of others) {
+        comparisons.push(
+          compare(
+            `${target.label} / ${base.label} r${round}`,
+            byKey.get(`${base.label}@${connections}`)!,
+            byKey.get(`${target.label}@${connections}`)!,
+          ),
+        );
+      }
+    }
+    rounds.push(byKey);
+  }
+  return { rounds, measurements, comparisons };
+}
+
+/** min..max of `values` as a Range row. */
+export function range(subject: string, figure: string, values: number[]): Range {
+  return { subject, figure, min: Math.min(...values), max: Math.max(...values), values };
+}
+
+/** One round's pair of measurements, baseline and subject, at `connections`. */
+function pairs(rounds: Map<string, Measurement>[], base: string, subject: string, c: number) {
+  return rounds.map((r) => ({ b: r.get(`${base}@${c}`)!, s: r.get(`${subject}@${c}`)! }));
+}
+
+/**
+ * The per-round figures of `subject` against `base`: c=32 req/s ratio, c=1 added p50 and p99
+ * (ms), c=1 p99 ratio, and CPU per request (c=32): both as s per 10k requests and as a ratio.
+ */
+export function ratioRanges(
+  rounds: Map<string, Measurement>[],
+  base: string,
+  subject: string,
+): Range[] {
+  const at32 = pairs(rounds, base, subject, 32);
+  const at1 = pairs(rounds, base, subject, 1);
+  const x = `x ${base}`;
+  return [
+    range(subject, `c=32 req/s ${x}`, at32.map(({ b, s }) => s.rps / b.rps)),
+    range(subject, 'c=1 added p50 ms', at1.map(({ b, s }) => s.p50Ms - b.p50Ms)),
+    range(subject, 'c=1 added p99 ms', at1.map(({ b, s }) => s.p99Ms - b.p99Ms)),
+    range(subject, `c=1 p99 ${x}`, at1.map(({ b, s }) => s.p99Ms / b.p99Ms)),
+    range(subject, 'cpu s per 10k req (c=32)', at32.map(({ s }) => s.cpuMsPerRequest * 10)),
+    range(
+      subject,
+      `cpu per req ${x} (c=32)`,
+      at32.map(({ b, s }) => s.cpuMsPerRequest / b.cpuMsPerRequest),
+    ),
+  ];
+}
