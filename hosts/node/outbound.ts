@@ -9,14 +9,27 @@
  *   same agent.
  */
 import process from 'node:process';
-import { EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
+import { Agent, type Dispatcher, EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
 import type { PostText } from '../../src/upstream/outbound.ts';
 import { dispatchPostText } from './dispatch_post.ts';
 
-/** The one agent of this process (shared by fetch and the forward, so one connection pool). */
-let shared: EnvHttpProxyAgent | null = null;
-function agent(): EnvHttpProxyAgent {
-  return shared ??= new EnvHttpProxyAgent({ noProxy: noProxyVariable() });
+/**
+ * The one agent of this process (shared by fetch and the forward, so one connection pool): the
+ * EnvHttpProxyAgent when a proxy variable is set, else a plain Agent, which is what the
+ * EnvHttpProxyAgent would route every call to anyway, without its URL parse per call (issue 13:
+ * ~1.3% of the Node host's CPU).
+ */
+let shared: Dispatcher | null = null;
+function agent(): Dispatcher {
+  if (shared) return shared;
+  shared = proxyVariableSet() ? new EnvHttpProxyAgent({ noProxy: noProxyVariable() }) : new Agent();
+  return shared;
+}
+
+/** Whether HTTP_PROXY or HTTPS_PROXY (either case) is set, as EnvHttpProxyAgent reads them. */
+function proxyVariableSet(): boolean {
+  const env = process.env;
+  return Boolean(env.http_proxy ?? env.HTTP_PROXY) || Boolean(env.https_proxy ?? env.HTTPS_PROXY);
 }
 
 /**
