@@ -2,15 +2,17 @@
  * The GraphQL forward's transport on Node (SPEC step 21, "Forwarding rules"): one POST through
  * undici's `dispatch` with a handler of our own, so the hot path builds no Web Request/Response,
  * no Node stream for the answer and no AbortController (issue 13: each of those showed in the
- * Node host's profile). The deadline is one timer covering headers and body; when it fires the
- * request is aborted through undici's dispatch controller (or, if undici has not started it yet,
- * as soon as it does) and the caller gets 504 at once.
+ * Node host's profile). The deadline is one entry in the shared timer heap covering headers and
+ * body (src/ws/timer_heap.ts: no runtime timer per call); when it fires the request is aborted
+ * through undici's dispatch controller (or, if undici has not started it yet, as soon as it does)
+ * and the caller gets 504 at once.
  */
 import { Buffer } from 'node:buffer';
 import type { Dispatcher } from 'undici';
 import type { PostText, TextAnswer } from '../../src/upstream/outbound.ts';
 import { upstreamTimedOut, upstreamUnreachable } from '../../src/upstream/outbound.ts';
 import type { Refusal } from '../../src/http/error_codes.ts';
+import { SHARED_TIMERS, type TimerEntry } from '../../src/ws/timer_heap.ts';
 
 type Settle = (outcome: { answer: TextAnswer } | { refused: Refusal }) => void;
 
@@ -21,7 +23,7 @@ const DEADLINE = new Error('svc-gateway: upstream deadline');
 class PostHandler implements Dispatcher.DispatchHandler {
   #settle: Settle | null;
   #controller: Dispatcher.DispatchController | null = null;
-  #timer: ReturnType<typeof setTimeout>;
+  #timer: TimerEntry;
   #timedOut = false;
   #status = 0;
   #contentType: string | null = null;
@@ -31,11 +33,11 @@ class PostHandler implements Dispatcher.DispatchHandler {
   constructor(settle: Settle, timeoutMs: number) {
     this.#settle = settle;
     this.#timeoutMs = timeoutMs;
-    this.#timer = setTimeout(() => this.#expire(), timeoutMs);
+    this.#timer = SHARED_TIMERS.schedule(timeoutMs, () => this.#expire());
   }
 
   #finish(outcome: { answer: TextAnswer } | { refused: Refusal }): void {
-    clearTimeout(this.#timer);
+    SHARED_TIMERS.cancel(this.#timer);
     const settle = this.#settle;
     this.#settle = null;
     settle?.(outcome);
