@@ -5,8 +5,7 @@
  * scenario and writes the same figures to bench-results.json. Figures are reported, never
  * asserted: speed goals are ratios against a baseline measured in the same run.
  *
- * Flags: --duration <s> (each measurement, default 2; the 'targets' rounds default to 10), --warmup <s> (default 0.5),
- * --only <name,...> (scenarios to run), --out <file> (default bench-results.json at the root).
+ * Flags: see {@link USAGE}. A bad flag or scenario name prints the usage and exits 2.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -17,22 +16,34 @@ import { type BenchResults, formatScenario } from './report.ts';
 import type { BenchSettings, Scenario, ScenarioReport } from './scenario.ts';
 import { SCENARIOS } from './scenarios/mod.ts';
 
+/** What `--help` prints. */
+export const USAGE = `usage: deno task bench [flags]
+  --duration <s>     seconds per measurement (default 2; each interleaved round of the
+                     targets, checks and gate scenarios: default 10)
+  --warmup <s>       seconds of warm-up before each measurement (default 0.5)
+  --only <a,b,...>   scenarios to run (default all): ${SCENARIOS.map((s) => s.name).join(', ')}
+  --out <file>       where the figures go (default bench-results.json at the root)
+  --help             this text`;
+
 interface Cli {
   settings: BenchSettings;
   scenarios: readonly Scenario[];
   out: string;
 }
 
-function readCli(args: string[]): Cli {
+/** Parses the flags; throws a one-line message for anything it cannot use. */
+function readCli(args: string[]): Cli | 'help' {
   const { values } = parseArgs({
     args,
     options: {
+      help: { type: 'boolean', default: false },
       duration: { type: 'string' },
       warmup: { type: 'string', default: '0.5' },
       only: { type: 'string' },
       out: { type: 'string', default: `${ROOT}bench-results.json` },
     },
   });
+  if (values.help) return 'help';
   const durationS = Number(values.duration ?? 2);
   const roundS = Number(values.duration ?? 10);
   const warmupS = Number(values.warmup);
@@ -63,8 +74,24 @@ async function nodeVersion(): Promise<string> {
   return new TextDecoder().decode(out.stdout).trim();
 }
 
+/** The flags, or the usage and exit 2 when they cannot be used (exit 0 for --help). */
+function cliOrExit(args: string[]): Cli {
+  let cli: Cli | 'help';
+  try {
+    cli = readCli(args);
+  } catch (error) {
+    console.error(`bench: ${error instanceof Error ? error.message : error}\n${USAGE}`);
+    Deno.exit(2);
+  }
+  if (cli === 'help') {
+    console.log(USAGE);
+    Deno.exit(0);
+  }
+  return cli;
+}
+
 async function main(): Promise<void> {
-  const cli = readCli(Deno.args);
+  const cli = cliOrExit(Deno.args);
   if (!existsSync(`${ROOT}npm/bin/svc-gateway.js`)) {
     throw new Error('npm/bin/svc-gateway.js is missing: run `deno task build:npm` first');
   }
