@@ -1,7 +1,8 @@
 /**
  * Interleaved rounds (issue 13): in each round every target is measured at concurrency 32, then
  * at 1, so the machine's other load falls on every target alike; ratios are then taken per round
- * against that round's baseline target and folded into min..max rows. Used by the `targets`,
+ * against that round's baseline target and folded into min..max rows. Before round 1 every target
+ * is loaded once, unmeasured ({@link FIRST_WARMUP_S}). Used by the `targets`,
  * `checks` and `gate` scenarios.
  */
 import {
@@ -15,6 +16,9 @@ import {
 
 /** Interleaved rounds per scenario. */
 export const ROUNDS = 3;
+
+/** Seconds each target is loaded, unmeasured, before round 1. */
+export const FIRST_WARMUP_S = 3;
 
 /** Concurrencies measured in each round, in order. */
 export const CONCURRENCIES = [32, 1] as const;
@@ -39,6 +43,11 @@ export async function measureRounds(
   const comparisons: Comparison[] = [];
   const rounds: Map<string, Measurement>[] = [];
   const [base, ...others] = targets;
+  // a first, discarded pass at full load: a fresh process's first seconds (JIT tiers, heap growth)
+  // would otherwise fall on round 1 only
+  for (const target of targets) {
+    await context.measure(target, body, CONCURRENCIES[0], FIRST_WARMUP_S);
+  }
   for (let round = 1; round <= ROUNDS; round++) {
     const byKey = new Map<string, Measurement>();
     for (const connections of CONCURRENCIES) {

@@ -12,6 +12,9 @@
  *   fence bound, allowlist on (its default), no service-role key (no shared store), every
  *   request with the same bearer: after the probe, the gate answers from its cache.
  *
+ * Both get the same request, bearer included (the gate-off host drops it unread); a third target
+ * sends the gate-off host the request without the bearer, so the whole gap shows as well.
+ *
  * Both gateways thus run the same fences; the gate-on one also reads the token, hashes it,
  * looks it up, and runs the account checks (steps 14 and 15). The backend calls made during the
  * run are counted and reported (expected: the probe's one, plus one per 30 s of run).
@@ -62,14 +65,14 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
           CLIENT_BACKEND_ANON_KEY: backend.rest.anonKey,
         },
       });
+      const bearer = { authorization: `Bearer ${jwt}` };
+      // The same request bytes to both configurations (the gate-off host drops the caller's
+      // authorization like every other header it does not forward), so the figure is the
+      // gate's own cost; the gate off without the header is measured too, for the whole gap.
       const targets: Target[] = [
-        { label: 'gate off', url: `${off.url}/svc/graphql`, pid: off.pid },
-        {
-          label: 'gate on (cached)',
-          url: `${on.url}/svc/graphql`,
-          headers: { authorization: `Bearer ${jwt}` },
-          pid: on.pid,
-        },
+        { label: 'gate off', url: `${off.url}/svc/graphql`, headers: bearer, pid: off.pid },
+        { label: 'gate on (cached)', url: `${on.url}/svc/graphql`, headers: bearer, pid: on.pid },
+        { label: 'gate off, no bearer', url: `${off.url}/svc/graphql`, pid: off.pid },
       ];
       const { rounds, measurements, comparisons } = await measureRounds(context, targets, body);
       const calls = backend.rest.calls.get('svc_my_bot_ids') ?? 0;
@@ -83,6 +86,8 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
           `fixed answer; ${ROUNDS} interleaved rounds, ratios per round against gate off`,
           'both: resource fence bound, allowlist on; off: allowedBotIds = 3 bots; ' +
           'on: svc_my_bot_ids of a signed-in owner of the 3 bots, no shared store',
+          "'gate off' gets the same bearer header as 'gate on' (dropped there): the gate's own " +
+          "cost; 'gate off, no bearer' is the same host without it (the header's bytes included)",
           `backend: embedded PostgreSQL + PostgREST-compatible endpoint; svc_my_bot_ids calls ` +
           `during the run: ${calls} for ${answered} gate-on answers (probes and warm-up excluded ` +
           'from the answers)',
@@ -90,7 +95,10 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
         ],
         measurements,
         comparisons,
-        ranges: ratioRanges(rounds, 'gate off', 'gate on (cached)'),
+        ranges: [
+          ...ratioRanges(rounds, 'gate off', 'gate on (cached)'),
+          ...ratioRanges(rounds, 'gate off, no bearer', 'gate on (cached)'),
+        ],
       };
     } finally {
       await backend.stop();
