@@ -107,3 +107,31 @@ Deno.test('report: table columns align; a scenario prints its measurements and r
   assert.match(text, /^== x: T\n {3}n\n/);
   assert.match(text, /gw \/ direct +1 +0\.50 +\+0\.500 +\+1\.000 +1\.00/);
 });
+
+/** Runs scripts/bench/main.ts with `args` (nothing is started before the flags are read). */
+async function benchCli(args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ['run', '--quiet', '--allow-all', 'scripts/bench/main.ts', ...args],
+    cwd: new URL('..', import.meta.url).pathname,
+    stdout: 'piped',
+    stderr: 'piped',
+  }).output();
+  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+}
+
+Deno.test('bench cli: --help prints the usage (exit 0); a bad flag or scenario exits 2', async () => {
+  const help = await benchCli(['--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^usage: deno task bench/);
+  assert.match(help.stdout, /--only <a,b,\.\.\.>.*targets, overhead, checks, gate, relay/);
+
+  const flag = await benchCli(['--bogus']);
+  assert.equal(flag.code, 2);
+  assert.match(flag.stderr, /^bench: Unknown option '--bogus'\nusage: deno task bench/);
+  assert.doesNotMatch(flag.stderr, /\n\s+at /, 'no stack trace');
+
+  const scenario = await benchCli(['--only', 'nope']);
+  assert.equal(scenario.code, 2);
+  assert.match(scenario.stderr, /^bench: unknown scenario nope/);
+});

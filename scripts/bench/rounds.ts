@@ -2,8 +2,8 @@
  * Interleaved rounds (issue 13): in each round every target is measured at concurrency 32, then
  * at 1, so the machine's other load falls on every target alike; ratios are then taken per round
  * against that round's baseline target and folded into min..max rows. Before round 1 every target
- * is loaded once, unmeasured ({@link FIRST_WARMUP_S}). Used by the `targets`,
- * `checks` and `gate` scenarios.
+ * is loaded once, unmeasured ({@link FIRST_WARMUP_S}). Used by the `targets`, `checks` and `gate`
+ * scenarios.
  */
 import {
   type BenchContext,
@@ -82,27 +82,33 @@ function pairs(rounds: Map<string, Measurement>[], base: string, subject: string
 }
 
 /**
- * The per-round figures of `subject` against `base`: c=32 req/s ratio, c=1 added p50 and p99
- * (ms), c=1 p99 ratio, and CPU per request (c=32): both as s per 10k requests and as a ratio.
+ * The per-round figures of `subject` against `base`: throughput ratio at the high concurrency
+ * (32), added p50 and p99 (ms) and p99 ratio at the low one (1), and CPU per request at the high
+ * one, both as s per 10k requests and as a ratio.
  */
 export function ratioRanges(
   rounds: Map<string, Measurement>[],
   base: string,
   subject: string,
 ): Range[] {
-  const at32 = pairs(rounds, base, subject, 32);
-  const at1 = pairs(rounds, base, subject, 1);
+  const [high, low] = CONCURRENCIES;
+  const atHigh = pairs(rounds, base, subject, high);
+  const atLow = pairs(rounds, base, subject, low);
   const x = `x ${base}`;
   return [
-    range(subject, `c=32 req/s ${x}`, at32.map(({ b, s }) => s.rps / b.rps)),
-    range(subject, 'c=1 added p50 ms', at1.map(({ b, s }) => s.p50Ms - b.p50Ms)),
-    range(subject, 'c=1 added p99 ms', at1.map(({ b, s }) => s.p99Ms - b.p99Ms)),
-    range(subject, `c=1 p99 ${x}`, at1.map(({ b, s }) => s.p99Ms / b.p99Ms)),
-    range(subject, 'cpu s per 10k req (c=32)', at32.map(({ s }) => s.cpuMsPerRequest * 10)),
+    range(subject, `c=${high} req/s ${x}`, atHigh.map(({ b, s }) => s.rps / b.rps)),
+    range(subject, `c=${low} added p50 ms`, atLow.map(({ b, s }) => s.p50Ms - b.p50Ms)),
+    range(subject, `c=${low} added p99 ms`, atLow.map(({ b, s }) => s.p99Ms - b.p99Ms)),
+    range(subject, `c=${low} p99 ${x}`, atLow.map(({ b, s }) => s.p99Ms / b.p99Ms)),
     range(
       subject,
-      `cpu per req ${x} (c=32)`,
-      at32.map(({ b, s }) => s.cpuMsPerRequest / b.cpuMsPerRequest),
+      `cpu s per 10k req (c=${high})`,
+      atHigh.map(({ s }) => s.cpuMsPerRequest * 10),
+    ),
+    range(
+      subject,
+      `cpu per req ${x} (c=${high})`,
+      atHigh.map(({ b, s }) => s.cpuMsPerRequest / b.cpuMsPerRequest),
     ),
   ];
 }
