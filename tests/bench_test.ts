@@ -10,6 +10,10 @@ import { runnerOptions } from '../scripts/bench/gateway_runner.ts';
 import { formatScenario, table } from '../scripts/bench/report.ts';
 import { compare, type Measurement } from '../scripts/bench/scenario.ts';
 import { benchRequest } from '../scripts/bench/document.ts';
+import { measurePaired } from '../scripts/bench/paired.ts';
+import { createContext } from '../scripts/bench/context.ts';
+import { startFixedUpstream } from '../scripts/bench/scenarios/targets.ts';
+import { allowedCpus, pinProcess, pinUnavailable, serverCpu } from '../scripts/bench/pin.ts';
 import { appOperations, WORLD_IDS } from '../scripts/sandbox/mod.ts';
 
 Deno.test('quantile: nearest rank over sorted values', () => {
@@ -125,6 +129,7 @@ Deno.test('bench cli: --help prints the usage (exit 0); a bad flag or scenario e
   assert.equal(help.code, 0);
   assert.match(help.stdout, /^usage: deno task bench/);
   assert.match(help.stdout, /--only <a,b,\.\.\.>.*targets, overhead, checks, gate, relay/);
+  assert.match(help.stdout, /--pin +measured servers/);
 
   const flag = await benchCli(['--bogus']);
   assert.equal(flag.code, 2);
@@ -134,4 +139,77 @@ Deno.test('bench cli: --help prints the usage (exit 0); a bad flag or scenario e
   const scenario = await benchCli(['--only', 'nope']);
   assert.equal(scenario.code, 2);
   assert.match(scenario.stderr, /^bench: unknown scenario nope/);
+});
+
+Deno.test('pin: every thread of a process moves to one CPU; a missing process or CPU throws', async () => {
+  const why = await pinUnavailable();
+  if (why) {
+    console.log(`pin test skipped: ${why}`);
+    return;
+  }
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ['eval', 'await new Promise((r) => setTimeout(r, 60_000))'],
+    stdout: 'null',
+    stderr: 'null',
+  }).spawn();
+  try {
+    const cpu = serverCpu();
+    assert.notEqual(await allowedCpus(child.pid), String(cpu), 'starts unpinned');
+    await pinProcess(child.pid, cpu);
+    assert.equal(await allowedCpus(child.pid), String(cpu));
+    for (const task of Deno.readDirSync(`/proc/${child.pid}/task`)) {
+      const status = Deno.readTextFileSync(`/proc/${child.pid}/task/${task.name}/status`);
+      assert.match(
+        status,
+        new RegExp(`^Cpus_allowed_list:\\s+${cpu}$`, 'm'),
+        `thread ${task.name}`,
+      );
+    }
+    await assert.rejects(() => pinProcess(2 ** 30, cpu), /could not pin .*No such file/);
+    await assert.rejects(() => pinProcess(child.pid, cpu + 1), /could not pin .*Invalid argument/);
+  } finally {
+    child.kill('SIGKILL');
+    await child.status;
+  }
+});
+
+Deno.test('paired slices: two servers loaded together, one ratio per slice', async () => {
+  const servers = [await startFixedUpstream(), await startFixedUpstream()];
+  try {
+    const settings = { durationS: 0.2, warmupS: 0, roundS: 0.2, pin: false };
+    const context = createContext(settings, servers[0], 'unused');
+    const [base, subject] = servers.map((s, i) => ({
+      label: i === 0 ? 'one' : 'two',
+      url: `${s.url}/graphql`,
+      pid: s.pid,
+    }));
+    const body = JSON.stringify({ query: '{ bot { id } }' });
+    const result = await measurePaired(context, base, subject, body, {
+      slices: 2,
+      sliceS: 0.4,
+      warmupS: 0.2,
+    });
+    assert.deepEqual(result.measurements.map((m) => m.target), [
+      'one p1',
+      'two p1',
+      'one p2',
+      'two p2',
+    ]);
+    for (const m of result.measurements) {
+      assert.equal(m.connections, 16);
+      assert.ok(m.requests > 0 && m.statuses['200'] === m.requests, JSON.stringify(m.statuses));
+      assert.ok(Number.isFinite(m.cpuMsPerRequest) && m.cpuMsPerRequest >= 0);
+    }
+    assert.deepEqual(result.ranges.map((r) => r.figure), [
+      'paired req/s x one (c=16 each)',
+      'paired cpu per req x one',
+    ]);
+    const [rps] = result.ranges;
+    const ratio = (i: number) =>
+      result.measurements[2 * i + 1].rps / result.measurements[2 * i].rps;
+    assert.deepEqual(rps.values, [ratio(0), ratio(1)]);
+    assert.equal(rps.min, Math.min(...rps.values));
+  } finally {
+    for (const s of servers) await s.stop();
+  }
 });

@@ -6,6 +6,7 @@
  */
 import { type HostProcess, startHostProcess } from '../host_process.ts';
 import { cpuTimeMs } from './proc.ts';
+import { pinProcess, serverCpu } from './pin.ts';
 import { runLoad } from './load.ts';
 import type { BenchContext, BenchSettings, GatewaySpec, Measurement, Target } from './scenario.ts';
 import type { ChildProcess } from '../host_process.ts';
@@ -58,6 +59,9 @@ export function createContext(
   token: string,
 ): ScenarioContext {
   const gateways: HostProcess[] = [];
+  const placeServer = async (pid: number) => {
+    if (settings.pin) await pinProcess(pid, serverCpu());
+  };
   return {
     settings,
     sandbox,
@@ -75,8 +79,10 @@ export function createContext(
         denoScript: spec.denoScript,
       });
       gateways.push(gateway);
+      await placeServer(gateway.pid);
       return gateway;
     },
+    placeServer,
     async measure(target, body, connections, durationS = settings.durationS): Promise<Measurement> {
       await probe(target, body);
       const base = { url: target.url, body, headers: target.headers, connections };
@@ -94,6 +100,22 @@ export function createContext(
         ...load,
         cpuMsPerRequest: load.requests === 0 ? NaN : (cpuAfter - cpuBefore) / load.requests,
       };
+    },
+    async measureTogether(targets, body, connections, durationS): Promise<Measurement[]> {
+      const before = await Promise.all(targets.map((t) => cpuTimeMs(t.pid)));
+      const loads = await Promise.all(
+        targets.map((target) =>
+          runLoad({ url: target.url, body, headers: target.headers, connections, durationS })
+        ),
+      );
+      await settle();
+      const after = await Promise.all(targets.map((t) => cpuTimeMs(t.pid)));
+      return loads.map((load, i) => ({
+        target: targets[i].label,
+        connections,
+        ...load,
+        cpuMsPerRequest: load.requests === 0 ? NaN : (after[i] - before[i]) / load.requests,
+      }));
     },
     async stopGateways() {
       await Promise.allSettled(gateways.splice(0).map((g) => g.stop()));

@@ -15,6 +15,7 @@ import { createContext } from './context.ts';
 import { type BenchResults, formatScenario } from './report.ts';
 import type { BenchSettings, Scenario, ScenarioReport } from './scenario.ts';
 import { SCENARIOS } from './scenarios/mod.ts';
+import { LOAD_CPU, pinProcess, pinUnavailable, serverCpu } from './pin.ts';
 
 /** What `--help` prints. */
 export const USAGE = `usage: deno task bench [flags]
@@ -23,6 +24,9 @@ export const USAGE = `usage: deno task bench [flags]
   --warmup <s>       seconds of warm-up before each measurement (default 0.5)
   --only <a,b,...>   scenarios to run (default all): ${SCENARIOS.map((s) => s.name).join(', ')}
   --out <file>       where the figures go (default bench-results.json at the root)
+  --pin              measured servers (gateways, nginx) on the last CPU; this process (the
+                     load), the upstreams and the database on CPU 0 (Linux taskset; see
+                     scripts/bench/pin.ts). Off by default: the issue-13 harness shares cores
   --help             this text`;
 
 interface Cli {
@@ -37,6 +41,7 @@ function readCli(args: string[]): Cli | 'help' {
     args,
     options: {
       help: { type: 'boolean', default: false },
+      pin: { type: 'boolean', default: false },
       duration: { type: 'string' },
       warmup: { type: 'string', default: '0.5' },
       only: { type: 'string' },
@@ -54,7 +59,7 @@ function readCli(args: string[]): Cli | 'help' {
     throw new Error(`unknown scenario ${unknown.join(', ')}: ${SCENARIOS.map((s) => s.name)}`);
   }
   return {
-    settings: { durationS, warmupS, roundS },
+    settings: { durationS, warmupS, roundS, pin: values.pin },
     scenarios: names ? SCENARIOS.filter((s) => names.includes(s.name)) : SCENARIOS,
     out: values.out,
   };
@@ -90,6 +95,21 @@ function cliOrExit(args: string[]): Cli {
   return cli;
 }
 
+/** The note every scenario's report starts with under --pin. */
+const PINNED_NOTE = () =>
+  `pinned: load, upstreams and database on CPU ${LOAD_CPU}; measured servers on CPU ${serverCpu()}`;
+
+/** --pin: this process (and what it starts from now on) to LOAD_CPU; exit 2 when not possible. */
+async function pinSelf(): Promise<void> {
+  const why = await pinUnavailable();
+  if (why) {
+    console.error(`bench: --pin: ${why}`);
+    Deno.exit(2);
+  }
+  await pinProcess(Deno.pid, LOAD_CPU);
+  console.log(`bench: ${PINNED_NOTE()}`);
+}
+
 async function main(): Promise<void> {
   const cli = cliOrExit(Deno.args);
   if (!existsSync(`${ROOT}npm/bin/svc-gateway.js`)) {
@@ -111,6 +131,7 @@ async function main(): Promise<void> {
       `measurement after ${cli.settings.warmupS} s of warm-up; ${results.machine.cpus} cpus, ` +
       `deno ${results.machine.deno}, node ${results.machine.node}`,
   );
+  if (cli.settings.pin) await pinSelf();
   const sandbox = await startSandboxProcess();
   try {
     for (const scenario of cli.scenarios) {
@@ -118,6 +139,7 @@ async function main(): Promise<void> {
       const context = createContext(cli.settings, sandbox, SANDBOX_TOKEN);
       try {
         const report = await scenario.run(context);
+        if (cli.settings.pin) report.notes.unshift(PINNED_NOTE());
         results.scenarios.push(report);
         console.log(`\n${formatScenario(report)}`);
       } finally {

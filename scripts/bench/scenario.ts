@@ -13,6 +13,8 @@ export interface BenchSettings {
   warmupS: number;
   /** Seconds of each measurement of the 'targets' rounds (--duration when given, else 10). */
   roundS: number;
+  /** --pin: measured servers on the last CPU, the bench and its fixtures on CPU 0 (pin.ts). */
+  pin: boolean;
 }
 
 /** Something a scenario sends load to. */
@@ -100,7 +102,21 @@ export interface BenchContext {
   sandbox: ChildProcess;
   /** The token the sandbox accepts (never printed). */
   token: string;
+  /** Starts a gateway in its own process (moved to the servers' CPU under --pin). */
   startGateway(spec: GatewaySpec): Promise<HostProcess>;
+  /** Under --pin, moves a measured server the scenario started itself (nginx) to the servers' CPU. */
+  placeServer(pid: number): Promise<void>;
+  /**
+   * Loads every target at once, each on `connections` connections for `durationS` seconds (no
+   * probe, no warm-up), reading each target's CPU time around the run: one Measurement per
+   * target, in order. Targets must be distinct processes.
+   */
+  measureTogether(
+    targets: readonly Target[],
+    body: string,
+    connections: number,
+    durationS: number,
+  ): Promise<Measurement[]>;
   /** Checks one request is answered 200 with data, warms up, then measures. */
   measure(
     target: Target,

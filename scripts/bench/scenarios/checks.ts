@@ -10,12 +10,14 @@
  *   allowedBotIds = the sandbox's three bots, SVC_RESOURCE_FENCE=bound (SPEC "Document checks
  *   in detail").
  *
- * Reports on/off per round as ratios (requests per second, CPU per request) and added latency.
+ * Reports on/off per round as ratios (requests per second, CPU per request) and added latency;
+ * then the same pair loaded together in paired slices (paired.ts), the steadier figure.
  */
 import { WORLD_IDS } from '../../sandbox/mod.ts';
 import { benchRequest } from '../document.ts';
 import { type BenchContext, type Scenario, type ScenarioReport, type Target } from '../scenario.ts';
 import { measureRounds, ratioRanges, ROUNDS } from '../rounds.ts';
+import { measurePaired, PAIRED_NOTE } from '../paired.ts';
 import { startFixedUpstream } from './targets.ts';
 
 const RUNNER = 'scripts/bench/gateway_runner.ts';
@@ -55,14 +57,16 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
       notes.push(`${label}: ${configLine ?? '(no configuration line)'}`);
     }
     const { rounds, measurements, comparisons } = await measureRounds(context, targets, body);
+    const paired = await measurePaired(context, targets[0], targets[1], body);
     notes.push('cpu: the gateway process of each configuration');
+    notes.push(PAIRED_NOTE);
     return {
       name: 'checks',
       title: 'Registry, allowlist and fences on vs off, same document, same run',
       notes,
-      measurements,
+      measurements: [...measurements, ...paired.measurements],
       comparisons,
-      ranges: ratioRanges(rounds, 'checks off', 'checks on'),
+      ranges: [...ratioRanges(rounds, 'checks off', 'checks on'), ...paired.ranges],
     };
   } finally {
     await upstream.stop();

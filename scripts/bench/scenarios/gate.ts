@@ -16,7 +16,8 @@
  * sends the gate-off host the request without the bearer, so the whole gap shows as well.
  *
  * Both gateways thus run the same fences; the gate-on one also reads the token, hashes it,
- * looks it up, and runs the account checks (steps 14 and 15). The backend calls made during the
+ * looks it up, and runs the account checks (steps 14 and 15). Then gate off and gate on, both
+ * with the bearer, loaded together in paired slices (paired.ts), the steadier figure. The backend calls made during the
  * run are counted and reported (expected: the probe's one, plus one per 30 s of run).
  */
 import { WORLD_IDS } from '../../sandbox/mod.ts';
@@ -25,6 +26,7 @@ import { startPostgres } from '../../../tests/fixtures/db/postgres.ts';
 import { benchRequest } from '../document.ts';
 import { type BenchContext, type Scenario, type ScenarioReport, type Target } from '../scenario.ts';
 import { measureRounds, ratioRanges, ROUNDS } from '../rounds.ts';
+import { measurePaired, PAIRED_NOTE } from '../paired.ts';
 import { startFixedUpstream } from './targets.ts';
 
 const RUNNER = 'scripts/bench/gateway_runner.ts';
@@ -75,6 +77,7 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
         { label: 'gate off, no bearer', url: `${off.url}/svc/graphql`, pid: off.pid },
       ];
       const { rounds, measurements, comparisons } = await measureRounds(context, targets, body);
+      const paired = await measurePaired(context, targets[0], targets[1], body);
       const calls = backend.rest.calls.get('svc_my_bot_ids') ?? 0;
       const answered = measurements.filter((m) => m.target.startsWith(`${targets[1].label} r`))
         .reduce((sum, m) => sum + m.requests, 0);
@@ -92,12 +95,14 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
           `during the run: ${calls} for ${answered} gate-on answers (probes and warm-up excluded ` +
           'from the answers)',
           'cpu: the gateway process of each configuration',
+          PAIRED_NOTE,
         ],
-        measurements,
+        measurements: [...measurements, ...paired.measurements],
         comparisons,
         ranges: [
           ...ratioRanges(rounds, 'gate off', 'gate on (cached)'),
           ...ratioRanges(rounds, 'gate off, no bearer', 'gate on (cached)'),
+          ...paired.ranges,
         ],
       };
     } finally {

@@ -2,7 +2,8 @@
  * Scenario 'metrics' (issue 15: "the metrics on cost <= 3% of throughput"): each host against the
  * fixed-answer upstream (../fixed_upstream.ts) with metrics off and with METRICS=1, the issue 13
  * document at concurrency 32, ROUNDS interleaved rounds. The figure per host is req/s with
- * metrics on x req/s with metrics off, per round (min..max over rounds).
+ * metrics on x req/s with metrics off, per round (min..max over rounds); then each host's pair
+ * loaded together in paired slices (paired.ts).
  */
 import {
   type BenchContext,
@@ -15,6 +16,7 @@ import {
 } from '../scenario.ts';
 import { startFixedUpstream, targetsBody } from './targets.ts';
 import { range, ROUNDS } from '../rounds.ts';
+import { measurePaired, PAIRED_NOTE } from '../paired.ts';
 
 async function run(context: BenchContext): Promise<ScenarioReport> {
   const body = targetsBody();
@@ -50,15 +52,20 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
         ratios[kind].push(metered.rps / base.rps);
       }
     }
+    const paired = [
+      await measurePaired(context, targets[0], targets[1], body),
+      await measurePaired(context, targets[2], targets[3], body),
+    ];
     return {
       name: 'metrics',
       title: 'Issue 15: metrics on vs off, each host, fixed-answer upstream, c=32',
-      notes: [`${ROUNDS} interleaved rounds; goal: on >= 0.97x off`],
-      measurements,
+      notes: [`${ROUNDS} interleaved rounds; goal: on >= 0.97x off`, PAIRED_NOTE],
+      measurements: [...measurements, ...paired.flatMap((p) => p.measurements)],
       comparisons,
       ranges: [
         range('deno', 'c=32 req/s metrics on x off', ratios.deno),
         range('node', 'c=32 req/s metrics on x off', ratios.node),
+        ...paired.flatMap((p) => p.ranges),
       ],
     };
   } finally {

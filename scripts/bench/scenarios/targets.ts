@@ -86,6 +86,7 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
       console.log(`targets: nginx skipped: ${nginx.skipped}`);
     } else {
       stops.push(nginx.stop);
+      await context.placeServer(nginx.pid);
       targets.push({ label: 'nginx', url: `${nginx.url}/graphql?op=BotName`, pid: nginx.pid });
     }
     targets.push(
