@@ -11,6 +11,7 @@ import { formatScenario, table } from '../scripts/bench/report.ts';
 import { compare, type Measurement } from '../scripts/bench/scenario.ts';
 import { benchRequest } from '../scripts/bench/document.ts';
 import { measurePaired } from '../scripts/bench/paired.ts';
+import { range } from '../scripts/bench/rounds.ts';
 import { createContext } from '../scripts/bench/context.ts';
 import { startFixedUpstream } from '../scripts/bench/scenarios/targets.ts';
 import { allowedCpus, pinProcess, pinUnavailable, serverCpu } from '../scripts/bench/pin.ts';
@@ -78,6 +79,18 @@ Deno.test('gateway_runner: options from SVC_BENCH_REGISTRY and SVC_BENCH_ALLOWED
   assert.equal(on.operations?.length, appOperations().length);
   const sent = JSON.parse(benchRequest().body).query;
   assert.ok(on.operations?.includes(sent), 'the bench document is in the registry verbatim');
+});
+
+Deno.test('range: min, max and median, values kept in their order', () => {
+  assert.deepEqual(range('s', 'f', [3, 1, 2]), {
+    subject: 's',
+    figure: 'f',
+    min: 1,
+    max: 3,
+    median: 2,
+    values: [3, 1, 2],
+  });
+  assert.equal(range('s', 'f', [4, 1, 3, 2]).median, 2.5);
 });
 
 Deno.test('report: table columns align; a scenario prints its measurements and ratios', () => {
@@ -209,6 +222,7 @@ Deno.test('paired slices: two servers loaded together, one ratio per slice', asy
       result.measurements[2 * i + 1].rps / result.measurements[2 * i].rps;
     assert.deepEqual(rps.values, [ratio(0), ratio(1)]);
     assert.equal(rps.min, Math.min(...rps.values));
+    assert.equal(rps.median, (rps.values[0] + rps.values[1]) / 2);
   } finally {
     for (const s of servers) await s.stop();
   }

@@ -76,11 +76,12 @@ export function formatScenario(report: ScenarioReport): string {
     ? [
       '',
       table([
-        ['subject', 'figure', 'min..max', 'per round'],
+        ['subject', 'figure', 'min..max', 'median', 'per round (slice)'],
         ...report.ranges.map((r) => [
           r.subject,
           r.figure,
           `${fixed(r.min, 3)}..${fixed(r.max, 3)}`,
+          fixed(r.median, 3),
           r.values.map((v) => fixed(v, 3)).join(' '),
         ]),
       ]),

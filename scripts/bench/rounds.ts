@@ -71,9 +71,12 @@ export async function measureRounds(
   return { rounds, measurements, comparisons };
 }
 
-/** min..max of `values` as a Range row. */
+/** min..max and median of `values` as a Range row. */
 export function range(subject: string, figure: string, values: number[]): Range {
-  return { subject, figure, min: Math.min(...values), max: Math.max(...values), values };
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { subject, figure, min: sorted[0], max: sorted[sorted.length - 1], median, values };
 }
 
 /** One round's pair of measurements, baseline and subject, at `connections`. */

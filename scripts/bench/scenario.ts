@@ -82,7 +82,9 @@ export interface Range {
   figure: string;
   min: number;
   max: number;
-  /** Every round's value, in round order. */
+  /** The middle value (the mean of the two middle ones for an even count). */
+  median: number;
+  /** Every round's (or slice's) value, in order. */
   values: number[];
 }
 
