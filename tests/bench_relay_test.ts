@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { idleSocketMemory, openIdleSockets } from '../scripts/bench/idle_sockets.ts';
 import { runSocketLoad } from '../scripts/bench/socket_load.ts';
 import { runStreamLoad } from '../scripts/bench/stream_load.ts';
+import { startNginx } from '../scripts/bench/nginx.ts';
 import { type Sandbox, SANDBOX_TOKEN, startSandbox, WORLD_IDS } from '../scripts/sandbox/mod.ts';
 
 async function withSandbox(run: (sb: Sandbox) => Promise<void>) {
@@ -139,5 +140,43 @@ Deno.test('openIdleSockets: a socket closed before its ack throws, after closing
   await withSandbox(async (sb) => {
     await assert.rejects(() => openIdleSockets(sb.wsUrl, { authToken: 'Bearer wrong' }, 3), /4403/);
     await sb.waitFor(() => sb.sockets.every((s) => s.closed !== null), 'sockets closed');
+  });
+});
+
+Deno.test('nginx passes the socket through: graphql-ws operations reach the upstream', async () => {
+  await withSandbox(async (sb) => {
+    const nginx = await startNginx(sb.url, SANDBOX_TOKEN);
+    if ('skipped' in nginx) {
+      assert.match(nginx.skipped, /nginx/);
+      return;
+    }
+    try {
+      const m = await runSocketLoad(
+        {
+          ...target(sb, 'nginx 1x2'),
+          url: `${nginx.url.replace(/^http/, 'ws')}/graphql`,
+          payload: { query: '{ currentUser { id } }' },
+          sockets: 1,
+          inFlight: 2,
+        },
+        0.3,
+        0.05,
+      );
+      assert.equal(m.errors, 0);
+      assert.ok(m.requests > 0);
+      const [socket] = sb.sockets.filter((s) => s.authorized);
+      assert.ok(socket, 'the socket reached the upstream through nginx');
+      assert.ok(socket.subscribes.length >= m.requests);
+      // plain POSTs still go through the same configuration: the token injected, not sent here
+      const post = await fetch(`${nginx.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ currentUser { id } }' }),
+      });
+      assert.equal(post.status, 200);
+      assert.ok((await post.json()).data.currentUser.id);
+    } finally {
+      await nginx.stop();
+    }
   });
 });

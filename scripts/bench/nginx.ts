@@ -1,8 +1,9 @@
 /**
- * nginx as the bench's anchor (issue 13): `proxy_pass` to the fixed-answer upstream over
- * keep-alive connections with the authorization header injected, one worker, no master
- * process (so the measured pid is the process doing the work), in the foreground from a fresh
- * temporary prefix, listening on 127.0.0.1. Debian's `nginx-light` is enough
+ * nginx as the bench's anchor (issue 13): `proxy_pass` to an upstream (the fixed-answer one in
+ * `targets`, the sandbox in `relay`) over keep-alive connections with the authorization header
+ * injected, WebSocket upgrades passed through (frames relayed as bytes, never parsed), one
+ * worker, no master process (so the measured pid is the process doing the work), in the
+ * foreground from a fresh temporary prefix, listening on 127.0.0.1. Debian's `nginx-light` is enough
  * (`apt-get install nginx-light`); when no nginx binary is found, `startNginx` answers the
  * reason it was skipped instead.
  */
@@ -36,16 +37,23 @@ function freePort(): number {
   throw new Error('no free port found for nginx');
 }
 
-/** The configuration: one worker, keep-alive to the upstream, the token injected. */
+/**
+ * The configuration: one worker, keep-alive to the upstream, the token injected; a request
+ * asking for an upgrade is passed on with `Upgrade` and `Connection: upgrade`, any other with an
+ * empty `Connection` (keep-alive to the upstream). Connections: enough for the relay's 1100 idle
+ * sockets, two each.
+ */
 export function nginxConfig(prefix: string, port: number, upstream: URL, token: string): string {
   return `daemon off;
 master_process off;
 worker_processes 1;
+worker_rlimit_nofile 20000;
 pid ${prefix}/nginx.pid;
 error_log ${prefix}/error.log warn;
-events { worker_connections 1024; }
+events { worker_connections 8192; }
 http {
   access_log off;
+  map $http_upgrade $connection_upgrade { default upgrade; '' ''; }
   # nginx closes a client connection after 1000 requests by default; autocannon then pairs each
   # later answer with an earlier request's start time (its FIFO keeps the request the close cut
   # off), which inflated nginx's latencies 17-fold at c=1. Connections stay open for the run.
@@ -61,7 +69,8 @@ http {
     location / {
       proxy_pass http://fixed;
       proxy_http_version 1.1;
-      proxy_set_header Connection "";
+      proxy_set_header Upgrade $http_upgrade;
+      proxy_set_header Connection $connection_upgrade;
       proxy_set_header Authorization "Bearer ${token}";
     }
   }

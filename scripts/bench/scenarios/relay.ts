@@ -2,6 +2,9 @@
  * Scenario 'relay': the WebSocket relay (WS /svc/graphql → {upstream}/graphql, both hosts)
  * against the upstream's socket directly, in one run, with the real graphql-ws client:
  *
+ * Targets: the sandbox's socket directly, nginx passing the upgrade through (the anchor of a
+ * proxy that never parses a frame; skipped when nginx is not installed), both hosts.
+ *
  * 1. round trips: a query sent as a subscribe over open sockets (next + complete back: three
  *    relayed frames an operation), 1 socket × 1 in flight, 1 × 16 and 16 sockets × 1:
  *    operations/s, p50/p99 latency, the server process's CPU per operation;
@@ -29,6 +32,7 @@ import {
 } from '../scenario.ts';
 import { runSocketLoad, type SocketTarget } from '../socket_load.ts';
 import { runStreamLoad } from '../stream_load.ts';
+import { startNginx } from '../nginx.ts';
 
 /** Round-trip shapes: sockets open, operations in flight on each. */
 export const ROUND_TRIP_SHAPES = [
@@ -119,20 +123,39 @@ async function memoryNotes(targets: SocketTarget[]): Promise<string[]> {
 
 async function run(context: BenchContext): Promise<ScenarioReport> {
   const sandbox = await startStreamingSandbox();
+  const stops: Array<() => Promise<void>> = [];
   try {
     const env = { ...RELAY_ENV, SVC_API_BASE: sandbox.url };
     const deno = await context.startGateway({ kind: 'deno', env });
     const node = await context.startGateway({ kind: 'node', env });
+    const authorized = { authToken: `Bearer ${context.token}` };
     const targets: SocketTarget[] = [
       {
         label: 'direct',
         url: `${wsUrl(sandbox.url)}/graphql`,
-        initPayload: { authToken: `Bearer ${context.token}` },
+        initPayload: authorized,
         pid: sandbox.pid,
       },
+    ];
+    const nginx = await startNginx(sandbox.url, context.token);
+    if ('skipped' in nginx) {
+      console.log(`relay: nginx skipped: ${nginx.skipped}`);
+    } else {
+      stops.push(nginx.stop);
+      await context.placeServer(nginx.pid);
+      // nginx relays frames as bytes and cannot put the token into connection_init: the client
+      // sends it, as to the upstream directly (nginx is the anchor of a frame-blind proxy)
+      targets.push({
+        label: 'nginx',
+        url: `${wsUrl(nginx.url)}/graphql`,
+        initPayload: authorized,
+        pid: nginx.pid,
+      });
+    }
+    targets.push(
       { label: 'deno', url: `${wsUrl(deno.url)}/svc/graphql`, initPayload: {}, pid: deno.pid },
       { label: 'node', url: `${wsUrl(node.url)}/svc/graphql`, initPayload: {}, pid: node.pid },
-    ];
+    );
     // Memory first, while no load has grown (or left garbage in) any heap.
     const memory = await memoryNotes(targets);
     const { durationS, warmupS } = context.settings;
@@ -174,13 +197,17 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
         'CPU the relay spends per event',
         'memory: resident memory (VmRSS) of fresh processes, before any load; a gateway holds two ' +
         'sockets per browser socket (the browser one and its upstream leg)',
-        'cpu: the measured server process (sandbox for direct, the gateway process otherwise)',
+        'cpu: the measured server process (sandbox for direct, the nginx worker, the gateway)',
+        'nginx: the frame-blind anchor (bench/nginx.ts: the upgrade passed through, frames ' +
+        'relayed as bytes; the client sends the token in connection_init as it does directly)' +
+        (targets.some((t) => t.label === 'nginx') ? '' : ': skipped, no nginx found'),
         ...memory,
       ],
       measurements,
       comparisons,
     };
   } finally {
+    for (const stop of stops) await stop().catch(() => {});
     await sandbox.stop();
   }
 }
