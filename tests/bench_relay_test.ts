@@ -1,13 +1,15 @@
 /**
  * The relay scenario's load pieces (scripts/bench/socket_load.ts, stream_load.ts,
- * idle_sockets.ts) driven for real against the in-process sandbox with the graphql-ws client.
- * Figures are never asserted against a speed: only counts, shapes and consistency.
+ * idle_sockets.ts), nginx and the floors (scripts/bench/floors/) driven for real against the
+ * in-process sandbox with the graphql-ws client. Figures are never asserted against a speed:
+ * only counts, shapes and consistency.
  */
 import assert from 'node:assert/strict';
 import { idleSocketMemory, openIdleSockets } from '../scripts/bench/idle_sockets.ts';
 import { runSocketLoad } from '../scripts/bench/socket_load.ts';
 import { runStreamLoad } from '../scripts/bench/stream_load.ts';
 import { startNginx } from '../scripts/bench/nginx.ts';
+import { startNullProxy, startNullRelay } from '../scripts/bench/floors/mod.ts';
 import { type Sandbox, SANDBOX_TOKEN, startSandbox, WORLD_IDS } from '../scripts/sandbox/mod.ts';
 
 async function withSandbox(run: (sb: Sandbox) => Promise<void>) {
@@ -177,6 +179,42 @@ Deno.test('nginx passes the socket through: graphql-ws operations reach the upst
       assert.ok((await post.json()).data.currentUser.id);
     } finally {
       await nginx.stop();
+    }
+  });
+});
+
+Deno.test('floors: the null proxy injects the token; the null relay passes frames across', async () => {
+  await withSandbox(async (sb) => {
+    const proxy = await startNullProxy(sb.url, SANDBOX_TOKEN);
+    const relay = await startNullRelay(sb.wsUrl);
+    try {
+      const post = await fetch(`${proxy.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ currentUser { id } }' }),
+      });
+      assert.equal(post.status, 200);
+      assert.ok((await post.json()).data.currentUser.id, 'answered as the token holder');
+
+      const m = await runSocketLoad(
+        {
+          ...target(sb, 'null relay 2x2'),
+          url: `${relay.url.replace(/^http/, 'ws')}/any-path`,
+          payload: { query: '{ currentUser { id } }' },
+          sockets: 2,
+          inFlight: 2,
+        },
+        0.3,
+        0.05,
+      );
+      assert.equal(m.errors, 0);
+      assert.ok(m.requests > 0);
+      const reached = sb.sockets.filter((s) => s.authorized);
+      assert.equal(reached.length, 2, 'one upstream socket per relayed socket');
+      assert.ok(reached.reduce((n, s) => n + s.subscribes.length, 0) >= m.requests);
+    } finally {
+      await relay.stop();
+      await proxy.stop();
     }
   });
 });

@@ -3,7 +3,8 @@
  * against the upstream's socket directly, in one run, with the real graphql-ws client:
  *
  * Targets: the sandbox's socket directly, nginx passing the upgrade through (the anchor of a
- * proxy that never parses a frame; skipped when nginx is not installed), both hosts.
+ * proxy that never parses a frame; skipped when nginx is not installed), a do-nothing Deno relay
+ * (the floor: ../floors/null_relay.ts), both hosts.
  *
  * 1. round trips: a query sent as a subscribe over open sockets (next + complete back: three
  *    relayed frames an operation), 1 socket × 1 in flight, 1 × 16 and 16 sockets × 1:
@@ -33,6 +34,7 @@ import {
 import { runSocketLoad, type SocketTarget } from '../socket_load.ts';
 import { runStreamLoad } from '../stream_load.ts';
 import { startNginx } from '../nginx.ts';
+import { startNullRelay } from '../floors/mod.ts';
 
 /** Round-trip shapes: sockets open, operations in flight on each. */
 export const ROUND_TRIP_SHAPES = [
@@ -152,7 +154,16 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
         pid: nginx.pid,
       });
     }
+    const floor = await startNullRelay(`${wsUrl(sandbox.url)}/graphql`);
+    stops.push(() => floor.stop());
+    await context.placeServer(floor.pid);
     targets.push(
+      {
+        label: 'null relay',
+        url: `${wsUrl(floor.url)}/graphql`,
+        initPayload: authorized,
+        pid: floor.pid,
+      },
       { label: 'deno', url: `${wsUrl(deno.url)}/svc/graphql`, initPayload: {}, pid: deno.pid },
       { label: 'node', url: `${wsUrl(node.url)}/svc/graphql`, initPayload: {}, pid: node.pid },
     );
@@ -201,6 +212,8 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
         'nginx: the frame-blind anchor (bench/nginx.ts: the upgrade passed through, frames ' +
         'relayed as bytes; the client sends the token in connection_init as it does directly)' +
         (targets.some((t) => t.label === 'nginx') ? '' : ': skipped, no nginx found'),
+        'null relay: the floor, a do-nothing Deno relay (bench/floors/null_relay.ts: text frames ' +
+        'passed across unparsed; the client sends the token in connection_init)',
         ...memory,
       ],
       measurements,

@@ -3,8 +3,9 @@
  * fixed-answer upstream of its own (../fixed_upstream.ts, its own process: every POST answered
  * 200 with one small fixed JSON, nothing executed), measured directly (the baseline), through
  * nginx (proxy_pass + injected header: the anchor, skipped with a printed reason when nginx is
- * not installed) and through both hosts (default environment: gate off, request-time bot fence
- * asked of that upstream, tenant minute lifted). The document: `query BotName($botID: BotID!)
+ * not installed), through a do-nothing Deno proxy (the floor: ../floors/null_proxy.ts) and
+ * through both hosts (default environment: gate off, request-time bot fence asked of that
+ * upstream, tenant minute lifted). The document: `query BotName($botID: BotID!)
  * { bot(id: $botID) { id name } }` for bot1.
  *
  * ROUNDS interleaved rounds; in each round every target is measured at concurrency 32, then at
@@ -16,6 +17,7 @@
 import { WORLD_IDS } from '../../sandbox/mod.ts';
 import { type ChildProcess, denoRun, startChildProcess } from '../../host_process.ts';
 import { startNginx } from '../nginx.ts';
+import { startNullProxy } from '../floors/mod.ts';
 import {
   type BenchContext,
   type Measurement,
@@ -89,12 +91,20 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
       await context.placeServer(nginx.pid);
       targets.push({ label: 'nginx', url: `${nginx.url}/graphql?op=BotName`, pid: nginx.pid });
     }
+    const floor = await startNullProxy(upstream.url, context.token);
+    stops.push(() => floor.stop());
+    await context.placeServer(floor.pid);
     targets.push(
+      { label: 'null proxy', url: `${floor.url}/graphql?op=BotName`, pid: floor.pid },
       { label: 'deno', url: `${deno.url}/svc/graphql`, pid: deno.pid },
       { label: 'node', url: `${node.url}/svc/graphql`, pid: node.pid },
     );
     const { rounds, measurements, comparisons } = await measureRounds(context, targets, body);
     notes.push('cpu: the measured process (fixed upstream for direct, nginx worker, gateway)');
+    notes.push(
+      'null proxy: the floor, a do-nothing Deno proxy (bench/floors/null_proxy.ts: Deno.serve ' +
+        '+ fetch, body read whole, token injected, no checks)',
+    );
     return {
       name: 'targets',
       title: 'Issue 13 targets: fixed-answer upstream, direct vs nginx vs both hosts',
