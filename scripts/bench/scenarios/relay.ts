@@ -95,7 +95,7 @@ async function row(
   const measurements: Measurement[] = [];
   for (const target of targets) measurements.push(await measure(target));
   const comparisons = measurements.slice(1).map((subject, i) =>
-    compare(`${targets[i + 1].label} relay / direct, ${what}`, measurements[0], subject)
+    compare(`${targets[i + 1].label} / direct, ${what}`, measurements[0], subject)
   );
   return { measurements, comparisons };
 }
