@@ -183,38 +183,40 @@ Deno.test('nginx passes the socket through: graphql-ws operations reach the upst
   });
 });
 
-Deno.test('floors: the null proxy injects the token; the null relay passes frames across', async () => {
-  await withSandbox(async (sb) => {
-    const proxy = await startNullProxy(sb.url, SANDBOX_TOKEN);
-    const relay = await startNullRelay(sb.wsUrl);
-    try {
-      const post = await fetch(`${proxy.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: '{ currentUser { id } }' }),
-      });
-      assert.equal(post.status, 200);
-      assert.ok((await post.json()).data.currentUser.id, 'answered as the token holder');
+for (const kind of ['deno', 'node'] as const) {
+  Deno.test(`floors (${kind}): the null proxy injects the token; the null relay passes frames`, async () => {
+    await withSandbox(async (sb) => {
+      const proxy = await startNullProxy(kind, sb.url, SANDBOX_TOKEN);
+      const relay = await startNullRelay(kind, sb.wsUrl);
+      try {
+        const post = await fetch(`${proxy.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: '{ currentUser { id } }' }),
+        });
+        assert.equal(post.status, 200);
+        assert.ok((await post.json()).data.currentUser.id, 'answered as the token holder');
 
-      const m = await runSocketLoad(
-        {
-          ...target(sb, 'null relay 2x2'),
-          url: `${relay.url.replace(/^http/, 'ws')}/any-path`,
-          payload: { query: '{ currentUser { id } }' },
-          sockets: 2,
-          inFlight: 2,
-        },
-        0.3,
-        0.05,
-      );
-      assert.equal(m.errors, 0);
-      assert.ok(m.requests > 0);
-      const reached = sb.sockets.filter((s) => s.authorized);
-      assert.equal(reached.length, 2, 'one upstream socket per relayed socket');
-      assert.ok(reached.reduce((n, s) => n + s.subscribes.length, 0) >= m.requests);
-    } finally {
-      await relay.stop();
-      await proxy.stop();
-    }
+        const m = await runSocketLoad(
+          {
+            ...target(sb, 'null relay 2x2'),
+            url: `${relay.url.replace(/^http/, 'ws')}/any-path`,
+            payload: { query: '{ currentUser { id } }' },
+            sockets: 2,
+            inFlight: 2,
+          },
+          0.3,
+          0.05,
+        );
+        assert.equal(m.errors, 0);
+        assert.ok(m.requests > 0);
+        const reached = sb.sockets.filter((s) => s.authorized);
+        assert.equal(reached.length, 2, 'one upstream socket per relayed socket');
+        assert.ok(reached.reduce((n, s) => n + s.subscribes.length, 0) >= m.requests);
+      } finally {
+        await relay.stop();
+        await proxy.stop();
+      }
+    });
   });
-});
+}

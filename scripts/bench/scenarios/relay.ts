@@ -3,8 +3,8 @@
  * against the upstream's socket directly, in one run, with the real graphql-ws client:
  *
  * Targets: the sandbox's socket directly, nginx passing the upgrade through (the anchor of a
- * proxy that never parses a frame; skipped when nginx is not installed), a do-nothing Deno relay
- * (the floor: ../floors/null_relay.ts), both hosts.
+ * proxy that never parses a frame; skipped when nginx is not installed), a do-nothing relay on
+ * each runtime (the floors: ../floors/), both hosts.
  *
  * 1. round trips: a query sent as a subscribe over open sockets (next + complete back: three
  *    relayed frames an operation), 1 socket × 1 in flight, 1 × 16 and 16 sockets × 1:
@@ -154,16 +154,18 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
         pid: nginx.pid,
       });
     }
-    const floor = await startNullRelay(`${wsUrl(sandbox.url)}/graphql`);
-    stops.push(() => floor.stop());
-    await context.placeServer(floor.pid);
-    targets.push(
-      {
-        label: 'null relay',
+    for (const kind of ['deno', 'node'] as const) {
+      const floor = await startNullRelay(kind, `${wsUrl(sandbox.url)}/graphql`);
+      stops.push(() => floor.stop());
+      await context.placeServer(floor.pid);
+      targets.push({
+        label: `null relay ${kind}`,
         url: `${wsUrl(floor.url)}/graphql`,
         initPayload: authorized,
         pid: floor.pid,
-      },
+      });
+    }
+    targets.push(
       { label: 'deno', url: `${wsUrl(deno.url)}/svc/graphql`, initPayload: {}, pid: deno.pid },
       { label: 'node', url: `${wsUrl(node.url)}/svc/graphql`, initPayload: {}, pid: node.pid },
     );
@@ -212,8 +214,8 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
         'nginx: the frame-blind anchor (bench/nginx.ts: the upgrade passed through, frames ' +
         'relayed as bytes; the client sends the token in connection_init as it does directly)' +
         (targets.some((t) => t.label === 'nginx') ? '' : ': skipped, no nginx found'),
-        'null relay: the floor, a do-nothing Deno relay (bench/floors/null_relay.ts: text frames ' +
-        'passed across unparsed; the client sends the token in connection_init)',
+        'null relay deno / node: the floors, do-nothing relays (bench/floors/: Deno WebSockets; ' +
+        'ws on Node; frames passed across unparsed; the client sends the token in connection_init)',
         ...memory,
       ],
       measurements,

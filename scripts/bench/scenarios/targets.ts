@@ -3,7 +3,7 @@
  * fixed-answer upstream of its own (../fixed_upstream.ts, its own process: every POST answered
  * 200 with one small fixed JSON, nothing executed), measured directly (the baseline), through
  * nginx (proxy_pass + injected header: the anchor, skipped with a printed reason when nginx is
- * not installed), through a do-nothing Deno proxy (the floor: ../floors/null_proxy.ts) and
+ * not installed), through a do-nothing proxy on each runtime (the floors: ../floors/) and
  * through both hosts (default environment: gate off, request-time bot fence asked of that
  * upstream, tenant minute lifted). The document: `query BotName($botID: BotID!)
  * { bot(id: $botID) { id name } }` for bot1.
@@ -91,19 +91,25 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
       await context.placeServer(nginx.pid);
       targets.push({ label: 'nginx', url: `${nginx.url}/graphql?op=BotName`, pid: nginx.pid });
     }
-    const floor = await startNullProxy(upstream.url, context.token);
-    stops.push(() => floor.stop());
-    await context.placeServer(floor.pid);
+    for (const kind of ['deno', 'node'] as const) {
+      const floor = await startNullProxy(kind, upstream.url, context.token);
+      stops.push(() => floor.stop());
+      await context.placeServer(floor.pid);
+      targets.push({
+        label: `null proxy ${kind}`,
+        url: `${floor.url}/graphql?op=BotName`,
+        pid: floor.pid,
+      });
+    }
     targets.push(
-      { label: 'null proxy', url: `${floor.url}/graphql?op=BotName`, pid: floor.pid },
       { label: 'deno', url: `${deno.url}/svc/graphql`, pid: deno.pid },
       { label: 'node', url: `${node.url}/svc/graphql`, pid: node.pid },
     );
     const { rounds, measurements, comparisons } = await measureRounds(context, targets, body);
     notes.push('cpu: the measured process (fixed upstream for direct, nginx worker, gateway)');
     notes.push(
-      'null proxy: the floor, a do-nothing Deno proxy (bench/floors/null_proxy.ts: Deno.serve ' +
-        '+ fetch, body read whole, token injected, no checks)',
+      'null proxy deno / node: the floors, do-nothing proxies (bench/floors/: Deno.serve + ' +
+        'fetch; node:http + an undici Agent; body read whole, token injected, no checks)',
     );
     return {
       name: 'targets',
