@@ -123,101 +123,113 @@ async function memoryNotes(targets: SocketTarget[]): Promise<string[]> {
   return lines;
 }
 
+/**
+ * The targets, in order: direct, nginx (unless skipped), the two floors, both hosts. What was
+ * started besides the gateways is stopped through `stops`.
+ */
+async function relayTargets(
+  context: BenchContext,
+  sandbox: ChildProcess,
+  stops: Array<() => Promise<void>>,
+): Promise<SocketTarget[]> {
+  const env = { ...RELAY_ENV, SVC_API_BASE: sandbox.url };
+  const deno = await context.startGateway({ kind: 'deno', env });
+  const node = await context.startGateway({ kind: 'node', env });
+  const authorized = { authToken: `Bearer ${context.token}` };
+  const upstream = `${wsUrl(sandbox.url)}/graphql`;
+  const targets: SocketTarget[] = [
+    { label: 'direct', url: upstream, initPayload: authorized, pid: sandbox.pid },
+  ];
+  const nginx = await startNginx(sandbox.url, context.token);
+  if ('skipped' in nginx) {
+    console.log(`relay: nginx skipped: ${nginx.skipped}`);
+  } else {
+    stops.push(nginx.stop);
+    await context.placeServer(nginx.pid);
+    // nginx relays frames as bytes and cannot put the token into connection_init: the client
+    // sends it, as to the upstream directly (nginx is the anchor of a frame-blind proxy)
+    const url = `${wsUrl(nginx.url)}/graphql`;
+    targets.push({ label: 'nginx', url, initPayload: authorized, pid: nginx.pid });
+  }
+  for (const kind of ['deno', 'node'] as const) {
+    const floor = await startNullRelay(kind, upstream);
+    stops.push(() => floor.stop());
+    await context.placeServer(floor.pid);
+    const url = `${wsUrl(floor.url)}/graphql`;
+    targets.push({ label: `null relay ${kind}`, url, initPayload: authorized, pid: floor.pid });
+  }
+  targets.push(
+    { label: 'deno', url: `${wsUrl(deno.url)}/svc/graphql`, initPayload: {}, pid: deno.pid },
+    { label: 'node', url: `${wsUrl(node.url)}/svc/graphql`, initPayload: {}, pid: node.pid },
+  );
+  return targets;
+}
+
+/** Every round-trip shape, then every streaming shape, each over all targets. */
+async function measureShapes(context: BenchContext, targets: SocketTarget[]) {
+  const { durationS, warmupS } = context.settings;
+  const measurements: Measurement[] = [];
+  const comparisons: Comparison[] = [];
+  for (const { sockets, inFlight } of ROUND_TRIP_SHAPES) {
+    const shape = `${sockets}x${inFlight}`;
+    const done = await row(targets, `round trips ${shape}`, (t) =>
+      runSocketLoad(
+        { ...t, label: `${t.label} ${shape}`, payload: QUERY, sockets, inFlight },
+        durationS,
+        warmupS,
+      ));
+    measurements.push(...done.measurements);
+    comparisons.push(...done.comparisons);
+  }
+  for (const { sockets, streams } of STREAM_SHAPES) {
+    const shape = `${sockets}x${streams}`;
+    const done = await row(targets, `stream ${shape}`, (t) =>
+      runStreamLoad(
+        { ...t, label: `${t.label} stream ${shape}`, payload: SUBSCRIPTION, sockets, streams },
+        durationS,
+        warmupS,
+      ));
+    measurements.push(...done.measurements);
+    comparisons.push(...done.comparisons);
+  }
+  return { measurements, comparisons };
+}
+
+/** How the scenario was set up, one sentence a line; then the memory lines. */
+function relayNotes(nginxMeasured: boolean, memory: string[]): string[] {
+  return [
+    "round trips ('<target> SxN': S sockets, N operations in flight on each): subscribe " +
+    '{ currentUser { id } } and its next + complete (3 relayed frames); requests = operations',
+    "streams ('<target> stream SxN': S sockets, N subscriptions on each): bookingAdded(bot1) " +
+    'streamed at tick 0 ms; requests = events received, no latency (events carry no send time)',
+    'one stream is paced by the sandbox timer (about 2 ms an event): 1x1 shows the relay keeps ' +
+    'pace; 16x8 saturates the machine (sandbox, gateway and this client share the cpus), so a ' +
+    "ratio near 1 says the relay keeps up with the upstream, and a gateway's cpu ms/req is the " +
+    'CPU the relay spends per event',
+    'memory: resident memory (VmRSS) of fresh processes, before any load; a gateway holds two ' +
+    'sockets per browser socket (the browser one and its upstream leg)',
+    'cpu: the measured server process (sandbox for direct, the nginx worker, the gateway)',
+    'nginx: the frame-blind anchor (bench/nginx.ts: the upgrade passed through, frames ' +
+    'relayed as bytes; the client sends the token in connection_init as it does directly)' +
+    (nginxMeasured ? '' : ': skipped, no nginx found'),
+    'null relay deno / node: the floors, do-nothing relays (bench/floors/: Deno WebSockets; ' +
+    'ws on Node; frames passed across unparsed; the client sends the token in connection_init)',
+    ...memory,
+  ];
+}
+
 async function run(context: BenchContext): Promise<ScenarioReport> {
   const sandbox = await startStreamingSandbox();
   const stops: Array<() => Promise<void>> = [];
   try {
-    const env = { ...RELAY_ENV, SVC_API_BASE: sandbox.url };
-    const deno = await context.startGateway({ kind: 'deno', env });
-    const node = await context.startGateway({ kind: 'node', env });
-    const authorized = { authToken: `Bearer ${context.token}` };
-    const targets: SocketTarget[] = [
-      {
-        label: 'direct',
-        url: `${wsUrl(sandbox.url)}/graphql`,
-        initPayload: authorized,
-        pid: sandbox.pid,
-      },
-    ];
-    const nginx = await startNginx(sandbox.url, context.token);
-    if ('skipped' in nginx) {
-      console.log(`relay: nginx skipped: ${nginx.skipped}`);
-    } else {
-      stops.push(nginx.stop);
-      await context.placeServer(nginx.pid);
-      // nginx relays frames as bytes and cannot put the token into connection_init: the client
-      // sends it, as to the upstream directly (nginx is the anchor of a frame-blind proxy)
-      targets.push({
-        label: 'nginx',
-        url: `${wsUrl(nginx.url)}/graphql`,
-        initPayload: authorized,
-        pid: nginx.pid,
-      });
-    }
-    for (const kind of ['deno', 'node'] as const) {
-      const floor = await startNullRelay(kind, `${wsUrl(sandbox.url)}/graphql`);
-      stops.push(() => floor.stop());
-      await context.placeServer(floor.pid);
-      targets.push({
-        label: `null relay ${kind}`,
-        url: `${wsUrl(floor.url)}/graphql`,
-        initPayload: authorized,
-        pid: floor.pid,
-      });
-    }
-    targets.push(
-      { label: 'deno', url: `${wsUrl(deno.url)}/svc/graphql`, initPayload: {}, pid: deno.pid },
-      { label: 'node', url: `${wsUrl(node.url)}/svc/graphql`, initPayload: {}, pid: node.pid },
-    );
+    const targets = await relayTargets(context, sandbox, stops);
     // Memory first, while no load has grown (or left garbage in) any heap.
     const memory = await memoryNotes(targets);
-    const { durationS, warmupS } = context.settings;
-    const measurements: Measurement[] = [];
-    const comparisons: Comparison[] = [];
-    for (const { sockets, inFlight } of ROUND_TRIP_SHAPES) {
-      const shape = `${sockets}x${inFlight}`;
-      const done = await row(targets, `round trips ${shape}`, (t) =>
-        runSocketLoad(
-          { ...t, label: `${t.label} ${shape}`, payload: QUERY, sockets, inFlight },
-          durationS,
-          warmupS,
-        ));
-      measurements.push(...done.measurements);
-      comparisons.push(...done.comparisons);
-    }
-    for (const { sockets, streams } of STREAM_SHAPES) {
-      const shape = `${sockets}x${streams}`;
-      const done = await row(targets, `stream ${shape}`, (t) =>
-        runStreamLoad(
-          { ...t, label: `${t.label} stream ${shape}`, payload: SUBSCRIPTION, sockets, streams },
-          durationS,
-          warmupS,
-        ));
-      measurements.push(...done.measurements);
-      comparisons.push(...done.comparisons);
-    }
+    const { measurements, comparisons } = await measureShapes(context, targets);
     return {
       name: 'relay',
       title: 'The WebSocket relay against the upstream socket directly (both hosts)',
-      notes: [
-        "round trips ('<target> SxN': S sockets, N operations in flight on each): subscribe " +
-        '{ currentUser { id } } and its next + complete (3 relayed frames); requests = operations',
-        "streams ('<target> stream SxN': S sockets, N subscriptions on each): bookingAdded(bot1) " +
-        'streamed at tick 0 ms; requests = events received, no latency (events carry no send time)',
-        'one stream is paced by the sandbox timer (about 2 ms an event): 1x1 shows the relay keeps ' +
-        'pace; 16x8 saturates the machine (sandbox, gateway and this client share the cpus), so a ' +
-        "ratio near 1 says the relay keeps up with the upstream, and a gateway's cpu ms/req is the " +
-        'CPU the relay spends per event',
-        'memory: resident memory (VmRSS) of fresh processes, before any load; a gateway holds two ' +
-        'sockets per browser socket (the browser one and its upstream leg)',
-        'cpu: the measured server process (sandbox for direct, the nginx worker, the gateway)',
-        'nginx: the frame-blind anchor (bench/nginx.ts: the upgrade passed through, frames ' +
-        'relayed as bytes; the client sends the token in connection_init as it does directly)' +
-        (targets.some((t) => t.label === 'nginx') ? '' : ': skipped, no nginx found'),
-        'null relay deno / node: the floors, do-nothing relays (bench/floors/: Deno WebSockets; ' +
-        'ws on Node; frames passed across unparsed; the client sends the token in connection_init)',
-        ...memory,
-      ],
+      notes: relayNotes(targets.some((t) => t.label === 'nginx'), memory),
       measurements,
       comparisons,
     };
