@@ -145,6 +145,37 @@ Deno.test('openIdleSockets: a socket closed before its ack throws, after closing
   });
 });
 
+/** Round trips through `server` (an http URL) for 0.3 s; no error, at least one operation. */
+async function roundTripsThrough(sb: Sandbox, server: string, path: string, sockets: number) {
+  const m = await runSocketLoad(
+    {
+      ...target(sb, `through ${sockets}x2`),
+      url: `${server.replace(/^http/, 'ws')}${path}`,
+      payload: { query: '{ currentUser { id } }' },
+      sockets,
+      inFlight: 2,
+    },
+    0.3,
+    0.05,
+  );
+  assert.equal(m.errors, 0);
+  assert.ok(m.requests > 0);
+  const reached = sb.sockets.filter((s) => s.authorized);
+  assert.equal(reached.length, sockets, 'one upstream socket per relayed socket');
+  assert.ok(reached.reduce((n, s) => n + s.subscribes.length, 0) >= m.requests);
+}
+
+/** A POST of `{ currentUser { id } }` to `server` without authorization; answered as the token holder. */
+async function postWithoutToken(server: string) {
+  const post = await fetch(`${server}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ currentUser { id } }' }),
+  });
+  assert.equal(post.status, 200);
+  assert.ok((await post.json()).data.currentUser.id, 'answered as the token holder');
+}
+
 Deno.test('nginx passes the socket through: graphql-ws operations reach the upstream', async () => {
   await withSandbox(async (sb) => {
     const nginx = await startNginx(sb.url, SANDBOX_TOKEN);
@@ -153,30 +184,9 @@ Deno.test('nginx passes the socket through: graphql-ws operations reach the upst
       return;
     }
     try {
-      const m = await runSocketLoad(
-        {
-          ...target(sb, 'nginx 1x2'),
-          url: `${nginx.url.replace(/^http/, 'ws')}/graphql`,
-          payload: { query: '{ currentUser { id } }' },
-          sockets: 1,
-          inFlight: 2,
-        },
-        0.3,
-        0.05,
-      );
-      assert.equal(m.errors, 0);
-      assert.ok(m.requests > 0);
-      const [socket] = sb.sockets.filter((s) => s.authorized);
-      assert.ok(socket, 'the socket reached the upstream through nginx');
-      assert.ok(socket.subscribes.length >= m.requests);
-      // plain POSTs still go through the same configuration: the token injected, not sent here
-      const post = await fetch(`${nginx.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: '{ currentUser { id } }' }),
-      });
-      assert.equal(post.status, 200);
-      assert.ok((await post.json()).data.currentUser.id);
+      await roundTripsThrough(sb, nginx.url, '/graphql', 1);
+      // plain POSTs still go through the same configuration: the token injected
+      await postWithoutToken(nginx.url);
     } finally {
       await nginx.stop();
     }
@@ -189,30 +199,8 @@ for (const kind of ['deno', 'node'] as const) {
       const proxy = await startNullProxy(kind, sb.url, SANDBOX_TOKEN);
       const relay = await startNullRelay(kind, sb.wsUrl);
       try {
-        const post = await fetch(`${proxy.url}/graphql`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ query: '{ currentUser { id } }' }),
-        });
-        assert.equal(post.status, 200);
-        assert.ok((await post.json()).data.currentUser.id, 'answered as the token holder');
-
-        const m = await runSocketLoad(
-          {
-            ...target(sb, 'null relay 2x2'),
-            url: `${relay.url.replace(/^http/, 'ws')}/any-path`,
-            payload: { query: '{ currentUser { id } }' },
-            sockets: 2,
-            inFlight: 2,
-          },
-          0.3,
-          0.05,
-        );
-        assert.equal(m.errors, 0);
-        assert.ok(m.requests > 0);
-        const reached = sb.sockets.filter((s) => s.authorized);
-        assert.equal(reached.length, 2, 'one upstream socket per relayed socket');
-        assert.ok(reached.reduce((n, s) => n + s.subscribes.length, 0) >= m.requests);
+        await postWithoutToken(proxy.url);
+        await roundTripsThrough(sb, relay.url, '/any-path', 2);
       } finally {
         await relay.stop();
         await proxy.stop();

@@ -52,6 +52,30 @@ async function probe(target: Target, body: string): Promise<void> {
   }
 }
 
+/**
+ * Loads every target at once for `durationS` seconds, each on `connections` connections, framed
+ * by two reads of each target's CPU time (the second after SETTLE_MS): a Measurement per target.
+ */
+async function measureTogether(
+  targets: readonly Target[],
+  body: string,
+  connections: number,
+  durationS: number,
+): Promise<Measurement[]> {
+  const before = await Promise.all(targets.map((t) => cpuTimeMs(t.pid)));
+  const loads = await Promise.all(
+    targets.map(({ url, headers }) => runLoad({ url, body, headers, connections, durationS })),
+  );
+  await settle();
+  const after = await Promise.all(targets.map((t) => cpuTimeMs(t.pid)));
+  return loads.map((load, i) => ({
+    target: targets[i].label,
+    connections,
+    ...load,
+    cpuMsPerRequest: load.requests === 0 ? NaN : (after[i] - before[i]) / load.requests,
+  }));
+}
+
 /** Builds the context of one scenario over the shared sandbox process. */
 export function createContext(
   settings: BenchSettings,
@@ -83,40 +107,18 @@ export function createContext(
       return gateway;
     },
     placeServer,
+    probe,
     async measure(target, body, connections, durationS = settings.durationS): Promise<Measurement> {
       await probe(target, body);
-      const base = { url: target.url, body, headers: target.headers, connections };
       if (settings.warmupS > 0) {
-        await runLoad({ ...base, durationS: settings.warmupS });
+        const { url, headers } = target;
+        await runLoad({ url, body, headers, connections, durationS: settings.warmupS });
         await settle();
       }
-      const cpuBefore = await cpuTimeMs(target.pid);
-      const load = await runLoad({ ...base, durationS });
-      await settle();
-      const cpuAfter = await cpuTimeMs(target.pid);
-      return {
-        target: target.label,
-        connections,
-        ...load,
-        cpuMsPerRequest: load.requests === 0 ? NaN : (cpuAfter - cpuBefore) / load.requests,
-      };
+      const [measured] = await measureTogether([target], body, connections, durationS);
+      return measured;
     },
-    async measureTogether(targets, body, connections, durationS): Promise<Measurement[]> {
-      const before = await Promise.all(targets.map((t) => cpuTimeMs(t.pid)));
-      const loads = await Promise.all(
-        targets.map((target) =>
-          runLoad({ url: target.url, body, headers: target.headers, connections, durationS })
-        ),
-      );
-      await settle();
-      const after = await Promise.all(targets.map((t) => cpuTimeMs(t.pid)));
-      return loads.map((load, i) => ({
-        target: targets[i].label,
-        connections,
-        ...load,
-        cpuMsPerRequest: load.requests === 0 ? NaN : (after[i] - before[i]) / load.requests,
-      }));
-    },
+    measureTogether,
     async stopGateways() {
       await Promise.allSettled(gateways.splice(0).map((g) => g.stop()));
     },

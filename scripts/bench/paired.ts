@@ -42,7 +42,7 @@ export async function measurePaired(
 ): Promise<PairedResult> {
   const pair = [base, subject];
   const connections = CONCURRENCIES[0] / 2;
-  for (const target of pair) await context.measure(target, body, 1, 0.1);
+  for (const target of pair) await context.probe(target, body);
   await context.measureTogether(pair, body, connections, warmupS);
   const measurements: Measurement[] = [];
   const rps: number[] = [];

@@ -119,6 +119,8 @@ export interface BenchContext {
     connections: number,
     durationS: number,
   ): Promise<Measurement[]>;
+  /** Sends `body` once; throws unless the answer is 200 with `data` and no `errors`. */
+  probe(target: Target, body: string): Promise<void>;
   /** Checks one request is answered 200 with data, warms up, then measures. */
   measure(
     target: Target,
