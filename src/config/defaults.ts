@@ -145,6 +145,11 @@ export const DEFAULTS = {
   mediaTtlDays: 30,
   /** Deadline of one publishing database call (posts, scheduler, media accounting). */
   publishingDatabaseTimeoutMs: 5_000,
+  /**
+   * Longest PUBLISHING_SECRET POST /register records, in characters (visible ASCII: the scheduler
+   * sends it as an HTTP header; the migration's svc_publishing_register checks the same).
+   */
+  publishingSecretMaxChars: 1024,
   /** Deadline of one Storage API call (media upload or delete). */
   storageTimeoutMs: 60_000,
   /**

@@ -67,6 +67,7 @@ const FUNCTION_GRANTS: Record<string, string[]> = {
   'svc_post_find(text,text)': [],
   'svc_post_check_url(jsonb,text)': [],
   'svc_publish_key_check(text)': [],
+  'svc_publishing_callback_headers()': [],
   'svc_media_reserve(text,text,bigint,text,bigint)': ['service_role'],
   'svc_media_forget(text,text)': ['service_role'],
   'svc_media_expired(integer,integer)': ['service_role'],

@@ -63,7 +63,7 @@ Deno.test({
       await t.step('registering again keeps one job of each name', async () => {
         const reg = await db.query(
           `select public.svc_publishing_register($1, $2, null) as r`,
-          ['https://app.example.test/svc/publishing/publish-due', 'c'.repeat(64)],
+          ['https://app.example.test/svc/publishing/publish-due', 'pg-cron-publishing-secret-0123'],
         );
         assert.equal(reg.rows[0].r.scheduled, true);
         const count = await db.query(`select count(*)::int as n from cron.job`);
@@ -85,7 +85,7 @@ Deno.test({
         const calls = await takeRecordedPosts(db);
         assert.equal(calls.length, 1);
         assert.equal(calls[0].url, 'https://app.example.test/svc/publishing/publish-due');
-        assert.equal(calls[0].headers['x-svc-publish-key'], 'c'.repeat(64));
+        assert.equal(calls[0].headers['x-svc-publish-key'], 'pg-cron-publishing-secret-0123');
         const claimed = await db.query(
           `select id, status, attempts from public.svc_posts where status = 'publishing'`,
         );

@@ -91,43 +91,47 @@ for (const kind of HOSTS) {
             scheduled: false,
           });
           const settings = await world.backend.seed.query(
-            'select callback_url, publish_key from public.svc_publishing_settings',
+            'select callback_url, publish_secret from public.svc_publishing_settings',
           );
           assert.equal(settings.rows.length, 1);
-          assert.match(settings.rows[0].publish_key, /^[0-9a-f]{64}$/);
-          assert.ok(!String(settings.rows[0].publish_key).includes(SECRET));
+          assert.equal(settings.rows[0].publish_secret, SECRET, 'what the scheduler must send');
           const config = await (await call('/config', { bearer: world.owner })).json();
           assert.equal(config.scheduling, true);
           assert.deepEqual(config.missing, []);
         },
       );
 
-      await t.step('register without PUBLIC_URL 409, without PUBLISHING_SECRET 500', async () => {
-        for (
-          const [overrides, status, code] of [
-            [{ PUBLIC_URL: undefined }, 409, 'ProxyPublicUrlMissing'],
-            [{ PUBLISHING_SECRET: undefined }, 500, 'ProxySocialMisconfigured'],
-          ] as const
-        ) {
-          const other = await gatewayOf(kind, world, overrides);
-          try {
-            const cookie = await unlock(other.url);
-            const res = await pub(other.url, '/register', {
-              method: 'POST',
-              headers: { cookie, 'x-svc-admin': '1' },
-            });
-            await assertRefusal(res, status, code);
-            if (overrides.PUBLISHING_SECRET === undefined && 'PUBLISHING_SECRET' in overrides) {
-              const config = await (await pub(other.url, '/config', { bearer: world.owner }))
-                .json();
-              assert.equal(config.scheduling, false);
-              assert.ok(config.missing.includes('PUBLISHING_SECRET'));
+      await t.step(
+        'register without PUBLIC_URL 409, without a usable PUBLISHING_SECRET 500',
+        async () => {
+          for (
+            const [overrides, status, code] of [
+              [{ PUBLIC_URL: undefined }, 409, 'ProxyPublicUrlMissing'],
+              [{ PUBLISHING_SECRET: undefined }, 500, 'ProxySocialMisconfigured'],
+              [{ PUBLISHING_SECRET: 'two words' }, 500, 'ProxySocialMisconfigured'],
+              [{ PUBLISHING_SECRET: 'x'.repeat(1025) }, 500, 'ProxySocialMisconfigured'],
+            ] as const
+          ) {
+            const other = await gatewayOf(kind, world, overrides);
+            try {
+              const cookie = await unlock(other.url);
+              const res = await pub(other.url, '/register', {
+                method: 'POST',
+                headers: { cookie, 'x-svc-admin': '1' },
+              });
+              await assertRefusal(res, status, code);
+              if (overrides.PUBLISHING_SECRET === undefined && 'PUBLISHING_SECRET' in overrides) {
+                const config = await (await pub(other.url, '/config', { bearer: world.owner }))
+                  .json();
+                assert.equal(config.scheduling, false);
+                assert.ok(config.missing.includes('PUBLISHING_SECRET'));
+              }
+            } finally {
+              await other.stop();
             }
-          } finally {
-            await other.stop();
           }
-        }
-      });
+        },
+      );
 
       await t.step("posts: botID required, key-shaped, and the caller's own", async () => {
         await assertNothingReached(world.sandbox, async () => {

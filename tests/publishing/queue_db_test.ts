@@ -390,7 +390,15 @@ Deno.test('publish queue SQL', async (t) => {
         refused(
           await asService(w, 'svc_publishing_register', {
             p_callback_url: 'https://app.example.test/svc/publishing/publish-due',
-            p_publish_key: 'secret',
+            p_publish_key: 'two words',
+          }),
+          422,
+          'bad_secret',
+        );
+        refused(
+          await asService(w, 'svc_publishing_register', {
+            p_callback_url: 'https://app.example.test/svc/publishing/publish-due',
+            p_publish_key: 'x'.repeat(1025),
           }),
           422,
           'bad_secret',

@@ -13,7 +13,7 @@ import { isObject, ok, readJson, refuse, refuseDatabase } from './answers.ts';
 import type { PublishingRequest } from './context.ts';
 import { type PublishResult, sendPublish } from './publish_call.ts';
 import { planPublish } from './publish_input.ts';
-import { PUBLISH_KEY_HEADER, publishKeyMatches, publishKeyOf } from './publish_key.ts';
+import { PUBLISH_KEY_HEADER, publishKeyMatches } from './publish_key.ts';
 import { POST_ID } from './posts.ts';
 import type { Post, PublishOutcome } from './types.ts';
 
@@ -46,13 +46,12 @@ export async function publishDue(req: PublishingRequest): Promise<Response> {
   if (service === null) {
     return refuse('ProxyAuthMisconfigured', 'The publish queue needs a service-role key', req.cors);
   }
-  const key = await publishKeyOf(secret);
-  const taken = await service.call('svc_post_take', { p_id: id, p_key: key }, DB_TIMEOUT_MS);
+  const taken = await service.call('svc_post_take', { p_id: id, p_key: secret }, DB_TIMEOUT_MS);
   if (taken.status !== 200) return refuseDatabase(taken, req.cors);
   const result = await publish(req, taken.data as Post, config.token);
   const reported = await service.call('svc_post_report', {
     p_id: id,
-    p_key: key,
+    p_key: secret,
     p_outcome: result.outcome,
     p_permalink: result.outcome === 'published' ? httpsOrNull(result.permalink) : null,
     p_media_id: result.outcome === 'published' ? result.mediaId : null,

@@ -3,9 +3,10 @@
  *
  * register: the admin panel's holder only (svc_admin cookie and x-svc-admin header: 401
  * AdminSessionRequired, 500 AdminMisconfigured); PUBLISHING_SECRET unset → 500
- * ProxySocialMisconfigured; PUBLIC_URL unset → 409 ProxyPublicUrlMissing. Records
- * `<PUBLIC_URL><publishingPath>/publish-due`, the publish key (a hash of the secret) and
- * HOST_AUTOMATION_BYPASS_SECRET when set, and (re)schedules the pg_cron jobs. Answers
+ * ProxySocialMisconfigured (also when it is not 1 to 1024 visible ASCII characters, what a
+ * header carries); PUBLIC_URL unset → 409 ProxyPublicUrlMissing. Records
+ * `<PUBLIC_URL><publishingPath>/publish-due`, PUBLISHING_SECRET (what the scheduler sends as
+ * x-svc-publish-key) and HOST_AUTOMATION_BYPASS_SECRET when set, and (re)schedules the pg_cron jobs. Answers
  * PublishingRegistration (no secret in it).
  *
  * config: behind the session gate; answers PublishingConfig.
@@ -16,10 +17,13 @@ import { checkAdminSession } from '../admin/session_check.ts';
 import { ok, refuse, refuseDatabase } from './answers.ts';
 import { admitSession } from './caller.ts';
 import type { PublishingRequest } from './context.ts';
-import { publishKeyOf } from './publish_key.ts';
 import type { PublishingConfig, PublishingRegistration } from './types.ts';
 
 const DB_TIMEOUT_MS = DEFAULTS.publishingDatabaseTimeoutMs;
+/** What an HTTP header can carry as is (and svc_publishing_register accepts). */
+const SECRET_SHAPE = new RegExp(`^[\\x21-\\x7e]{1,${DEFAULTS.publishingSecretMaxChars}}$`);
+const SECRET_SENTENCE =
+  `PUBLISHING_SECRET must be 1 to ${DEFAULTS.publishingSecretMaxChars} visible ASCII characters`;
 
 /** POST /register. */
 export async function register(req: PublishingRequest): Promise<Response> {
@@ -29,6 +33,9 @@ export async function register(req: PublishingRequest): Promise<Response> {
   const { config } = req.ctx.core;
   if (!config.publishingSecret) {
     return refuse('ProxySocialMisconfigured', 'PUBLISHING_SECRET is not set', req.cors);
+  }
+  if (!SECRET_SHAPE.test(config.publishingSecret)) {
+    return refuse('ProxySocialMisconfigured', SECRET_SENTENCE, req.cors);
   }
   if (!config.publicUrl) {
     return refuse('ProxyPublicUrlMissing', 'PUBLIC_URL is not set', req.cors);
@@ -40,7 +47,7 @@ export async function register(req: PublishingRequest): Promise<Response> {
   const callbackUrl = `${config.publicUrl}${config.publishingPath}/publish-due`;
   const result = await service.call('svc_publishing_register', {
     p_callback_url: callbackUrl,
-    p_publish_key: await publishKeyOf(config.publishingSecret),
+    p_publish_key: config.publishingSecret,
     p_bypass_secret: config.bypassSecret ?? null,
   }, DB_TIMEOUT_MS);
   if (result.status !== 200) return refuseDatabase(result, req.cors);
