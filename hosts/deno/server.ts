@@ -7,6 +7,7 @@ import type { SvcProxy } from '../../src/proxy.ts';
 import { adaptWebSocket } from '../../src/ws/mod.ts';
 import { plainResponse } from '../../src/http/responses.ts';
 import { mayPreread, withPrereadBody } from '../../src/http/preread.ts';
+import { plainHeadersFor, responseFor } from './connection_close.ts';
 
 /** A running Deno host. */
 export interface DenoHost {
@@ -44,9 +45,11 @@ export function denoHandler(proxy: SvcProxy) {
         withPrereadBody(request, new Uint8Array(await request.arrayBuffer()));
       }
       const answer = await proxy.handleGraphql(request, conn);
-      return new Response(answer.body, { status: answer.status, headers: answer.headers });
+      const headers = plainHeadersFor(request, answer.headers);
+      return new Response(answer.body, { status: answer.status, headers });
     }
-    return await proxy.handle(request, conn) ?? plainResponse(404, 'Not Found');
+    const response = await proxy.handle(request, conn);
+    return response === null ? plainResponse(404, 'Not Found') : responseFor(request, response);
   };
 }
 

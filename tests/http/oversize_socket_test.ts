@@ -4,7 +4,8 @@
  * that keeps sending has its connection ended 250 ms later. The Node host
  * owns its sockets and does all of it; Deno.serve gives a handler no socket to
  * destroy, so the Deno host answers the 413 with connection: close at once
- * (tests/http/graphql_refusals_test.ts) and leaves the connection to Deno.
+ * (tests/http/graphql_refusals_test.ts) and leaves the connection to Deno. Both hosts say
+ * `connection: close` once, also to a request that itself carries `Connection: close`.
  */
 import assert from 'node:assert/strict';
 import { assertNothingReached } from '../helpers/assertions.ts';
@@ -43,6 +44,73 @@ for (const kind of ['node'] as const) {
         assert.match(text, /^HTTP\/1\.1 413/);
         assert.match(text.toLowerCase(), /connection: close/);
         assert.ok(writes < 1024, 'the connection was ended while the caller kept sending');
+      });
+    });
+  });
+}
+
+/** Sends `head` and `body` on a raw socket and reads until the gateway ends the connection. */
+async function rawExchange(url: string, head: string, body: Uint8Array): Promise<string> {
+  const { hostname, port } = new URL(url);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  const reading = (async () => {
+    const buf = new Uint8Array(4096);
+    let text = '';
+    while (true) {
+      const n = await conn.read(buf).catch(() => null);
+      if (n === null) return text;
+      text += new TextDecoder().decode(buf.subarray(0, n));
+    }
+  })();
+  await conn.write(new TextEncoder().encode(head));
+  for (let at = 0; at < body.byteLength; at += 64 * 1024) {
+    const ok = await conn.write(body.subarray(at, at + 64 * 1024)).then(() => true, () => false);
+    if (!ok) break;
+  }
+  const text = await reading;
+  try {
+    conn.close();
+  } catch { /* already closed */ }
+  return text;
+}
+
+/**
+ * The requests of the double-header defect, each with the `connection` lines its 413 must carry.
+ * Deno.serve writes its own `connection: close` for an HTTP/1.1 request that asks to close, and
+ * none for HTTP/1.0 (which closes anyway); a handler cannot tell the two versions apart (same
+ * Request), so on the Deno host an HTTP/1.0 request that says `Connection: close` gets its 413
+ * with no connection line, and the connection still ends.
+ */
+const CLOSING_REQUESTS = [
+  { version: '1.1', connection: 'Connection: close', deno: 1 }, // Node's http client, no agent
+  { version: '1.1', connection: 'connection: Close, TE', deno: 1 },
+  { version: '1.0', connection: '', deno: 1 },
+  { version: '1.0', connection: 'Connection: close', deno: 0 },
+];
+
+for (const kind of ['deno', 'node'] as const) {
+  Deno.test(`[${kind}] a 413 to a request carrying connection: close says it once`, async () => {
+    await withGateway(kind, {}, async ({ sandbox, gateway }) => {
+      await assertNothingReached(sandbox, async () => {
+        for (const { version, connection, deno } of CLOSING_REQUESTS) {
+          const size = 2 * 1024 * 1024 + 64 * 1024;
+          const head =
+            `POST /svc/graphql HTTP/${version}\r\nHost: ${new URL(gateway.url).host}\r\n` +
+            `Content-Type: application/json\r\n${connection ? `${connection}\r\n` : ''}` +
+            `Content-Length: ${size}\r\n\r\n`;
+          // rawExchange returns once the gateway has ended the connection
+          const text = await rawExchange(gateway.url, head, new Uint8Array(size).fill(32));
+          const [headers] = text.split('\r\n\r\n');
+          assert.match(headers, /^HTTP\/1\.[01] 413/, headers);
+          assert.match(text, /"RequestTooLarge"/);
+          const lines = headers.toLowerCase().split('\r\n');
+          const expected = kind === 'node' || deno === 1 ? ['connection: close'] : [];
+          assert.deepEqual(
+            lines.filter((l) => l.startsWith('connection:')),
+            expected,
+            `HTTP/${version} ${connection}: ${headers}`,
+          );
+        }
       });
     });
   });

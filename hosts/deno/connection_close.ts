@@ -1,0 +1,48 @@
+/**
+ * One `connection: close` per answer on the Deno host. The core's oversize answers (SPEC "Size
+ * and capacity": 413 with connection: close) carry the header; Deno.serve writes its own
+ * `connection: close` when the request itself asked for it (`Connection: close` on HTTP/1.1, what
+ * Node's http client sends without an agent), and then also writes the handler's, so the answer
+ * said it twice. When the request's Connection header lists `close`, the handler's copy is left
+ * out and Deno's stands alone; otherwise the handler's is the only one and stays.
+ */
+
+/** True when the request's Connection header lists the `close` token (case-insensitive). */
+export function requestCloses(request: Request): boolean {
+  const value = request.headers.get('connection');
+  return value !== null && value.split(',').some((token) => token.trim().toLowerCase() === 'close');
+}
+
+/**
+ * `headers` (lower-case names, as the core's PlainAnswer) without `connection` when the request
+ * already closes; the same object otherwise (no copy on the common path, which has no
+ * connection header).
+ */
+export function plainHeadersFor(
+  request: Request,
+  headers: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> {
+  if (headers.connection === undefined || !requestCloses(request)) return headers;
+  const { connection: _dropped, ...rest } = headers;
+  return rest;
+}
+
+/**
+ * `response` without its `connection` header when the request already closes (rebuilt around
+ * the same body when its headers are immutable, as a fetched answer's are); `response` otherwise.
+ */
+export function responseFor(request: Request, response: Response): Response {
+  if (!response.headers.has('connection') || !requestCloses(request)) return response;
+  try {
+    response.headers.delete('connection');
+    return response;
+  } catch {
+    const headers = new Headers(response.headers);
+    headers.delete('connection');
+    return new Response(response.body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers,
+    });
+  }
+}
