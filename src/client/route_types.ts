@@ -15,6 +15,7 @@ export type {
 } from '../routes/auth/types.ts';
 
 export type {
+  MediaBucketState,
   MediaObject,
   Post,
   PostInput,

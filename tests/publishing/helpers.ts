@@ -1,7 +1,8 @@
 /**
  * The publish queue's HTTP suites share this world: a real PostgreSQL with the migrations and
  * the pg_net stand-in, the PostgREST-compatible endpoint behind the fake Storage API (one
- * project URL), the sandbox upstream, an owner of bot 1, a stranger owning bot 3, an account
+ * project URL; its buckets are the database's storage.buckets, where the migrations made
+ * BUCKET), the sandbox upstream, an owner of bot 1, a stranger owning bot 3, an account
  * without bots, and gateways on either host.
  */
 import { type Env } from '../../mod.ts';
@@ -41,7 +42,7 @@ export async function startWorld(cluster: PostgresCluster): Promise<World> {
     fallback: backend.rest.url,
     apiKeys: [backend.rest.anonKey, backend.rest.serviceRoleKey],
     serviceRoleKey: backend.rest.serviceRoleKey,
-    buckets: [BUCKET],
+    database: backend.connectionString,
   });
   const sandbox = await startSandbox();
   const issuer = `${storage.url}/auth/v1`;

@@ -89,6 +89,7 @@ for (const kind of HOSTS) {
             callbackUrl: `${PUBLIC_URL}/svc/publishing/publish-due`,
             bypass: false,
             scheduled: false,
+            mediaBucket: { name: 'svc-pub-media', state: 'ready' },
           });
           const settings = await world.backend.seed.query(
             'select callback_url, publish_secret from public.svc_publishing_settings',

@@ -6,7 +6,8 @@
  * MediaTooLarge; not multipart or no file part → 400 InvalidRequest; declared type not listed →
  * 415 MediaTypeNotAllowed; bytes disagreeing → 415 MediaTypeMismatch; the bot's share
  * (PUBLISHING_MEDIA_QUOTA_MB) → 507 MediaQuotaExceeded (reserved in svc_media_reserve before the
- * write); Storage refusing → 502 MediaUploadFailed (the reservation is dropped). Answers 201
+ * write); Storage refusing → 502 MediaUploadFailed (the reservation is dropped; its message
+ * names the bucket when Storage has no bucket of that name). Answers 201
  * MediaObject with key `<botId>/<uuid>.<ext>`.
  *
  * Delete: a key that is empty, outside the bot's prefix, or not shaped like a written key → 404
@@ -96,9 +97,13 @@ export async function uploadMedia(req: PublishingRequest): Promise<Response> {
     return refuse('MediaQuotaExceeded', 'This bot filled its share of the media bucket', req.cors);
   }
   if (reserved.status !== 200) return refuseDatabase(reserved, req.cors);
-  if (!await storage.upload(key, bytes, type.contentType)) {
+  const stored = await storage.upload(key, bytes, type.contentType);
+  if (stored !== 'stored') {
     await service.call('svc_media_forget', { p_bot_id: caller.botId, p_key: key }, DB_TIMEOUT_MS);
-    return refuse('MediaUploadFailed', 'The storage refused the file', req.cors);
+    const sentence = stored === 'missingBucket'
+      ? `The media bucket ${storage.bucket} does not exist (see PUBLISHING_MEDIA_BUCKET)`
+      : 'The storage refused the file';
+    return refuse('MediaUploadFailed', sentence, req.cors);
   }
   const answer: MediaObject = {
     key,

@@ -6,8 +6,10 @@
  * ProxySocialMisconfigured (also when it is not 1 to 1024 visible ASCII characters, what a
  * header carries); PUBLIC_URL unset → 409 ProxyPublicUrlMissing. Records
  * `<PUBLIC_URL><publishingPath>/publish-due`, PUBLISHING_SECRET (what the scheduler sends as
- * x-svc-publish-key) and HOST_AUTOMATION_BYPASS_SECRET when set, and (re)schedules the pg_cron jobs. Answers
- * PublishingRegistration (no secret in it).
+ * x-svc-publish-key) and HOST_AUTOMATION_BYPASS_SECRET when set, and (re)schedules the pg_cron
+ * jobs. Then asks Storage for the media bucket (PUBLISHING_MEDIA_BUCKET): its state is in the
+ * answer, and a bucket that is missing, private or unreachable also gets a WARNING log line.
+ * Answers PublishingRegistration (no secret in it).
  *
  * config: behind the session gate; answers PublishingConfig.
  */
@@ -17,7 +19,7 @@ import { checkAdminSession } from '../admin/session_check.ts';
 import { ok, refuse, refuseDatabase } from './answers.ts';
 import { admitSession } from './caller.ts';
 import type { PublishingRequest } from './context.ts';
-import type { PublishingConfig, PublishingRegistration } from './types.ts';
+import type { MediaBucketState, PublishingConfig, PublishingRegistration } from './types.ts';
 
 const DB_TIMEOUT_MS = DEFAULTS.publishingDatabaseTimeoutMs;
 /** What an HTTP header can carry as is (and svc_publishing_register accepts). */
@@ -57,8 +59,30 @@ export async function register(req: PublishingRequest): Promise<Response> {
     callbackUrl,
     bypass: config.bypassSecret !== undefined,
     scheduled: data?.scheduled === true,
+    mediaBucket: { name: config.mediaBucket, state: await mediaBucketState(req) },
   };
   return ok(answer, req.cors);
+}
+
+/** What the log says of a bucket that is not ready (a bucket name is no secret). */
+const BUCKET_WARNINGS: Record<Exclude<MediaBucketState, 'ready'>, string> = {
+  missing: 'does not exist: media uploads will fail until it is created (supabase/migrations ' +
+    'create svc-pub-media; another name needs its own public bucket)',
+  private: 'is not public: the upstream fetches media by their public URL',
+  unreachable: 'could not be checked: Storage did not answer',
+};
+
+/** The media bucket's state; a warning line when it is not ready. */
+async function mediaBucketState(req: PublishingRequest): Promise<MediaBucketState> {
+  const state = await req.ctx.storage?.state() ?? 'unreachable';
+  if (state !== 'ready') {
+    req.ctx.core.log(
+      `svc-gateway: WARNING: the media bucket ${req.ctx.core.config.mediaBucket} ${
+        BUCKET_WARNINGS[state]
+      }`,
+    );
+  }
+  return state;
 }
 
 /** GET /config. */

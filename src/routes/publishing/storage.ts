@@ -1,18 +1,50 @@
 /**
  * Supabase Storage through `@supabase/supabase-js` as the service role (DESIGN "The backend
- * contract": publishing media goes through the Storage API): upload one object, remove one, and
- * its public URL ({url}/storage/v1/object/public/{bucket}/{key}). Never throws, never logs.
+ * contract": publishing media goes through the Storage API): upload one object, remove one, its
+ * public URL ({url}/storage/v1/object/public/{bucket}/{key}), and the bucket's own state (exists,
+ * public). Never throws, never logs.
  */
 import { createClient } from '@supabase/supabase-js';
 
+import type { MediaBucketState } from './types.ts';
+
+/** The outcome of one upload: stored, the bucket does not exist, or any other failure. */
+export type UploadOutcome = 'stored' | 'missingBucket' | 'failed';
+
 /** The media bucket of one deployment. */
 export interface MediaStorage {
-  /** Writes `bytes` at `key` (never overwrites); true when stored. */
-  upload(key: string, bytes: Uint8Array, contentType: string): Promise<boolean>;
+  /** The bucket's name (PUBLISHING_MEDIA_BUCKET). */
+  readonly bucket: string;
+  /** Writes `bytes` at `key` (never overwrites). */
+  upload(key: string, bytes: Uint8Array, contentType: string): Promise<UploadOutcome>;
   /** Removes `key`: 'removed', 'absent' (nothing was there), or 'failed'. */
   remove(key: string): Promise<'removed' | 'absent' | 'failed'>;
   /** The object's public URL. */
   publicUrl(key: string): string;
+  /** The bucket's state (one GET /storage/v1/bucket/<name>). */
+  state(): Promise<MediaBucketState>;
+}
+
+/**
+ * The answer as the runtime's own Response: supabase-js reads a refusal's status and body only
+ * from an `instanceof Response` (the Node host's fetch answers undici's Response class, which is
+ * not the global one), else it reports an unknown error without them.
+ */
+function asGlobalResponse(answer: Response): Response {
+  if (answer instanceof Response) return answer;
+  const response = answer as Pick<Response, 'body' | 'status' | 'statusText' | 'headers'>;
+  return new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/** Storage's answer for an unknown bucket: HTTP 400 (404 in newer servers), statusCode '404'. */
+function bucketNotFound(error: unknown): boolean {
+  const e = error as { statusCode?: unknown; status?: unknown; message?: unknown } | null;
+  return e?.statusCode === '404' || e?.status === 404 ||
+    (typeof e?.message === 'string' && /bucket not found/i.test(e.message));
 }
 
 /** Options of {@link createMediaStorage}; `timeoutMs` cuts each call, `cacheSeconds` its caching. */
@@ -30,14 +62,15 @@ export function createMediaStorage(options: MediaStorageOptions): MediaStorage {
   const client = createClient(options.url, options.serviceRoleKey, {
     accessToken: () => Promise.resolve(null),
     global: {
-      fetch: (input, init) => {
+      fetch: async (input, init) => {
         const signal = AbortSignal.timeout(options.timeoutMs);
-        return options.fetch(input, { ...init, signal });
+        return asGlobalResponse(await options.fetch(input, { ...init, signal }));
       },
     },
   });
   const bucket = () => client.storage.from(options.bucket);
   return {
+    bucket: options.bucket,
     async upload(key, bytes, contentType) {
       try {
         const { error } = await bucket().upload(key, bytes, {
@@ -45,9 +78,10 @@ export function createMediaStorage(options: MediaStorageOptions): MediaStorage {
           cacheControl: String(options.cacheSeconds),
           upsert: false,
         });
-        return error === null;
+        if (error === null) return 'stored';
+        return /bucket not found/i.test(error.message) ? 'missingBucket' : 'failed';
       } catch {
-        return false;
+        return 'failed';
       }
     },
     async remove(key) {
@@ -60,5 +94,14 @@ export function createMediaStorage(options: MediaStorageOptions): MediaStorage {
       }
     },
     publicUrl: (key) => bucket().getPublicUrl(key).data.publicUrl,
+    async state() {
+      try {
+        const { data, error } = await client.storage.getBucket(options.bucket);
+        if (error !== null) return bucketNotFound(error) ? 'missing' : 'unreachable';
+        return data?.public === true ? 'ready' : 'private';
+      } catch {
+        return 'unreachable';
+      }
+    },
   };
 }

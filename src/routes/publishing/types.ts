@@ -85,6 +85,13 @@ export interface PublishingConfig {
   media: { contentTypes: string[]; maxBytes: number; quotaBytes: number };
 }
 
+/**
+ * What Storage says of the media bucket (PUBLISHING_MEDIA_BUCKET): `ready` (exists, public),
+ * `private` (exists but not public: the upstream fetches media by URL and could not), `missing`
+ * (no such bucket: every upload fails), `unreachable` (Storage did not answer or refused).
+ */
+export type MediaBucketState = 'ready' | 'private' | 'missing' | 'unreachable';
+
 /** POST /register's answer (no secret in it). */
 export interface PublishingRegistration {
   registered: true;
@@ -93,6 +100,8 @@ export interface PublishingRegistration {
   bypass: boolean;
   /** The pg_cron jobs were (re)scheduled (false where pg_cron is not installed). */
   scheduled: boolean;
+  /** The media bucket uploads go to, and its state when registering. */
+  mediaBucket: { name: string; state: MediaBucketState };
 }
 
 /** POST /media's answer. */
