@@ -4,6 +4,7 @@
  * also proves that nothing reached the upstream.
  */
 import assert from 'node:assert/strict';
+import { DEFAULTS } from '../../src/config/defaults.ts';
 import { assertNothingReached, assertRefusal } from '../helpers/assertions.ts';
 import { HOSTS } from '../helpers/gateway.ts';
 import { startPostgres } from '../fixtures/db/postgres.ts';
@@ -110,7 +111,11 @@ for (const kind of HOSTS) {
               [{ PUBLIC_URL: undefined }, 409, 'ProxyPublicUrlMissing'],
               [{ PUBLISHING_SECRET: undefined }, 500, 'ProxySocialMisconfigured'],
               [{ PUBLISHING_SECRET: 'two words' }, 500, 'ProxySocialMisconfigured'],
-              [{ PUBLISHING_SECRET: 'x'.repeat(1025) }, 500, 'ProxySocialMisconfigured'],
+              [
+                { PUBLISHING_SECRET: 'x'.repeat(DEFAULTS.publishingSecretMaxChars + 1) },
+                500,
+                'ProxySocialMisconfigured',
+              ],
             ] as const
           ) {
             const other = await gatewayOf(kind, world, overrides);

@@ -5,6 +5,7 @@
  * race, and registration. Time is simulated by moving scheduled_at / claimed_at.
  */
 import assert from 'node:assert/strict';
+import { DEFAULTS } from '../../src/config/defaults.ts';
 import { type Backend, startBackend } from '../fixtures/db/backend.ts';
 import { type PostgresCluster, startPostgres } from '../fixtures/db/postgres.ts';
 
@@ -398,7 +399,7 @@ Deno.test('publish queue SQL', async (t) => {
         refused(
           await asService(w, 'svc_publishing_register', {
             p_callback_url: 'https://app.example.test/svc/publishing/publish-due',
-            p_publish_key: 'x'.repeat(1025),
+            p_publish_key: 'x'.repeat(DEFAULTS.publishingSecretMaxChars + 1),
           }),
           422,
           'bad_secret',
@@ -407,6 +408,12 @@ Deno.test('publish queue SQL', async (t) => {
         assert.equal(status.body.registered, false);
         const tick = await asService(w, 'svc_publish_tick', {});
         assert.equal(tick.body, 0, 'nothing registered: nothing fired');
+        const longest = await asService(w, 'svc_publishing_register', {
+          p_callback_url: 'https://app.example.test/svc/publishing/publish-due',
+          p_publish_key: '~'.repeat(DEFAULTS.publishingSecretMaxChars),
+        });
+        assert.equal(longest.status, 200, 'the longest secret is taken');
+        assert.equal((await asService(w, 'svc_publishing_status', {})).body.registered, true);
       });
     });
   } finally {
