@@ -178,33 +178,58 @@ Deno.test('docs/backend.md: the migrations loop and the bucket SQL run on Postgr
   }
 });
 
+/** A port nothing listens on now (the kernel's pick, released). */
+function freePort(): number {
+  const listener = Deno.listen({ hostname: '127.0.0.1', port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/**
+ * Reads `stream` until its text matches `pattern` (or it ends); the text read. The rest is
+ * drained in the background, so the writer never meets a closed pipe.
+ */
+async function readUntil(stream: ReadableStream<Uint8Array>, pattern: RegExp): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!pattern.test(text)) {
+    const { value, done } = await reader.read();
+    if (done) return text;
+    text += decoder.decode(value, { stream: true });
+  }
+  (async () => {
+    while (!(await reader.read().catch(() => ({ done: true }))).done) { /* drained */ }
+  })();
+  return text;
+}
+
 Deno.test('docs/operations.md: the metrics lines run as written', async () => {
   const serve = lineOf('docs/operations.md', /deno task serve$/).replace(
     '<master token>',
     'docs-token',
   );
   const curl = lineOf('docs/operations.md', /^curl .*\/svc\/metrics$/);
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = freePort();
   const child = new Deno.Command('setsid', {
-    args: ['sh', '-c', `exec env ${serve}`],
+    args: ['sh', '-c', `exec env ${serve} 2>&1`],
     cwd: ROOT,
     env: { PORT: String(port), HOST: '127.0.0.1' },
-    stdout: 'null',
+    stdout: 'piped',
     stderr: 'null',
   }).spawn();
   try {
-    let text = '';
-    for (let i = 0; i < 200 && !text.includes('svc_requests_total'); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      const run = await new Deno.Command('sh', {
-        args: ['-c', curl.replace('127.0.0.1:8000', `127.0.0.1:${port}`)],
-        stdout: 'piped',
-        stderr: 'null',
-      }).output();
-      text = new TextDecoder().decode(run.stdout);
-    }
-    assert.match(text, /^# TYPE svc_requests_total counter$/m);
-    assert.ok(!text.includes('docs-token'), 'the token never shows');
+    const started = await readUntil(child.stdout, /listening on/);
+    assert.match(started, new RegExp(`listening on http://127\\.0\\.0\\.1:${port}`), started);
+    const run = await new Deno.Command('sh', {
+      args: ['-c', curl.replace('127.0.0.1:8000', `127.0.0.1:${port}`)],
+      stdout: 'piped',
+      stderr: 'piped',
+    }).output();
+    const text = new TextDecoder().decode(run.stdout);
+    assert.match(text, /^# TYPE svc_requests_total counter$/m, text);
+    assert.ok(!`${started}${text}`.includes('docs-token'), 'the token never shows');
   } finally {
     try {
       Deno.kill(-child.pid, 'SIGTERM'); // the group setsid made: deno task and its child
