@@ -152,6 +152,8 @@ export const DEFAULTS = {
   publishingSecretMaxChars: 1024,
   /** Deadline of one Storage API call (media upload or delete). */
   storageTimeoutMs: 60_000,
+  /** Deadline of register's look at the media bucket (past it: state 'unreachable'). */
+  storageCheckTimeoutMs: 5_000,
   /**
    * The five publishable media types (facts.json publishingMediaTypes): the declared multipart
    * type must be one of them and the sniffed bytes must agree (mp4 and mov interchangeable).

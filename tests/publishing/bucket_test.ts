@@ -157,6 +157,18 @@ for (const kind of HOSTS) {
         assert.equal(booked.rows[0].n, 0);
       });
 
+      await t.step('Storage not answering: register says unreachable, and answers', async () => {
+        world.storage.switches.stallBucket = true;
+        try {
+          assert.deepEqual(await register(gw.url), { name: BUCKET, state: 'unreachable' });
+          assert.ok(
+            gw.lines.some((l) => /WARNING: the media bucket svc-pub-media could not/.test(l)),
+          );
+        } finally {
+          world.storage.switches.stallBucket = false;
+        }
+      });
+
       await t.step('a private bucket is reported by register', async () => {
         await world.backend.seed.query(`update storage.buckets set public = false where id = $1`, [
           BUCKET,

@@ -44,6 +44,7 @@ export function createPublishingContext(core: Core): PublishingContext {
         bucket: core.config.mediaBucket,
         fetch: core.fetch,
         timeoutMs: DEFAULTS.storageTimeoutMs,
+        checkTimeoutMs: DEFAULTS.storageCheckTimeoutMs,
         cacheSeconds: DEFAULTS.mediaCacheSeconds,
       })
       : null,

@@ -47,27 +47,36 @@ function bucketNotFound(error: unknown): boolean {
     (typeof e?.message === 'string' && /bucket not found/i.test(e.message));
 }
 
-/** Options of {@link createMediaStorage}; `timeoutMs` cuts each call, `cacheSeconds` its caching. */
+/**
+ * Options of {@link createMediaStorage}: `timeoutMs` cuts each upload or delete, `checkTimeoutMs`
+ * the bucket's state (ms); `cacheSeconds` is the objects' caching.
+ */
 export interface MediaStorageOptions {
   url: string;
   serviceRoleKey: string;
   bucket: string;
   fetch: typeof fetch;
   timeoutMs: number;
+  checkTimeoutMs: number;
   cacheSeconds: number;
 }
 
-/** Builds the bucket client (no session, no timer). */
-export function createMediaStorage(options: MediaStorageOptions): MediaStorage {
-  const client = createClient(options.url, options.serviceRoleKey, {
+/** A supabase-js client as the service role whose every call is cut after `timeoutMs`. */
+function serviceClient(options: MediaStorageOptions, timeoutMs: number) {
+  return createClient(options.url, options.serviceRoleKey, {
     accessToken: () => Promise.resolve(null),
     global: {
       fetch: async (input, init) => {
-        const signal = AbortSignal.timeout(options.timeoutMs);
+        const signal = AbortSignal.timeout(timeoutMs);
         return asGlobalResponse(await options.fetch(input, { ...init, signal }));
       },
     },
   });
+}
+
+/** Builds the bucket client (no session, no timer). */
+export function createMediaStorage(options: MediaStorageOptions): MediaStorage {
+  const client = serviceClient(options, options.timeoutMs);
   const bucket = () => client.storage.from(options.bucket);
   return {
     bucket: options.bucket,
@@ -96,7 +105,8 @@ export function createMediaStorage(options: MediaStorageOptions): MediaStorage {
     publicUrl: (key) => bucket().getPublicUrl(key).data.publicUrl,
     async state() {
       try {
-        const { data, error } = await client.storage.getBucket(options.bucket);
+        const checker = serviceClient(options, options.checkTimeoutMs);
+        const { data, error } = await checker.storage.getBucket(options.bucket);
         if (error !== null) return bucketNotFound(error) ? 'missing' : 'unreachable';
         return data?.public === true ? 'ready' : 'private';
       } catch {
