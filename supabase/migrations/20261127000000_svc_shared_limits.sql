@@ -115,11 +115,11 @@ end;
 $$;
 
 -- svc_socket_open(p_process, p_tenant, p_local, p_max, p_lease_ms): admits one live socket of
--- the tenant for the process, which holds p_local (0-100000) of them already. Answers false
--- when the live counts of every process (expired leases not counted; this process's own count
--- as the larger of its row and p_local) reach p_max; else records the process's count plus
--- one, valid p_lease_ms (1000-600000) from now, and answers true. Serialised per tenant by a
--- transaction-scoped advisory lock.
+-- the tenant for the process, which holds p_local (0-100000) of them already (the process's own
+-- word: it opens one socket of a tenant at a time). Answers false when p_local plus the live
+-- counts of every other process (expired leases not counted) reach p_max; else records the
+-- process's count as p_local + 1, valid p_lease_ms (1000-600000) from now, and answers true.
+-- Serialised per tenant by a transaction-scoped advisory lock.
 create or replace function public.svc_socket_open(
   p_process text,
   p_tenant text,
@@ -149,9 +149,7 @@ begin
   select coalesce(sum(l.sockets), 0)::integer into v_others
     from public.svc_socket_leases l
    where l.tenant_key = p_tenant and l.process_id <> p_process and l.expires_at > v_now;
-  select greatest(coalesce(max(l.sockets), 0), p_local) into v_own
-    from public.svc_socket_leases l
-   where l.tenant_key = p_tenant and l.process_id = p_process and l.expires_at > v_now;
+  v_own := p_local;
   if v_others + v_own >= p_max then
     return false;
   end if;
