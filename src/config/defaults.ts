@@ -174,6 +174,10 @@ export const DEFAULTS = {
   sharedSocketLeaseMs: 5_000,
   /** Requests admitted on per-process limits awaiting reconciliation, tenants remembered. */
   sharedSpentTracked: 10_000,
+  /** `svc-gateway --workers` / WORKERS: at most this many worker processes. */
+  workersMax: 64,
+  /** Worker processes replaced in one minute before the deployment stops (exit 1). */
+  workerRestartsPerMinute: 10,
 } as const;
 
 /** The option names whose value is a ceiling: a value that is not a positive number gives the default. */
