@@ -41,6 +41,11 @@ export interface LimitsBackend {
   ): Promise<SyncAnswer | null>;
 }
 
+/** A whole number within PostgreSQL's integer (the functions' argument type). */
+function int(n: number): number {
+  return Math.max(0, Math.min(2_147_483_647, Math.floor(n)));
+}
+
 function revocationsOf(value: unknown): Revocation[] | null {
   if (!Array.isArray(value)) return null;
   const out: Revocation[] = [];
@@ -68,9 +73,9 @@ export function createLimitsBackend(
     async take(tenant, want, perMinute, spent) {
       const data = await call('svc_tenant_take', {
         p_tenant: tenant,
-        p_want: want,
-        p_per_minute: perMinute,
-        p_spent: spent,
+        p_want: int(want),
+        p_per_minute: int(perMinute),
+        p_spent: int(spent),
       });
       return typeof data === 'number' && data >= 0 ? data : null;
     },

@@ -174,6 +174,8 @@ export const DEFAULTS = {
   sharedSocketLeaseMs: 5_000,
   /** Requests admitted on per-process limits awaiting reconciliation, tenants remembered. */
   sharedSpentTracked: 10_000,
+  /** A backend that keeps flapping: at most one fallback log line this often. */
+  sharedLogEveryMs: 60_000,
   /** `svc-gateway --workers` / WORKERS: at most this many worker processes. */
   workersMax: 64,
   /** Worker processes replaced in one minute before the deployment stops (exit 1). */

@@ -68,7 +68,11 @@ export function createTenantTable(config: ResolvedConfig, deps: TenantTableDeps)
   }
   const rpc = createBackendRpc(url, serviceRoleKey, deps.fetch);
   const backend = createLimitsBackend(rpc, DEFAULTS.sharedDeadlineMs, deps.onCall);
-  const link = createLink({ log: deps.log, onFallback: deps.onFallback });
+  const link = createLink({
+    log: deps.log,
+    onFallback: deps.onFallback,
+    logEveryMs: DEFAULTS.sharedLogEveryMs,
+  });
   const process = crypto.randomUUID();
   const budget = createSharedBudget({
     backend,

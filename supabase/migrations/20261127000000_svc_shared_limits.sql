@@ -63,10 +63,10 @@ begin
 end;
 $$;
 
--- svc_tenant_take(p_tenant, p_want, p_per_minute, p_spent): takes up to p_want (0-10000) tokens
+-- svc_tenant_take(p_tenant, p_want, p_per_minute, p_spent): takes up to p_want (0 or more) tokens
 -- from the tenant's bucket and answers how many it got (0 when the bucket is dry). The bucket
 -- holds p_per_minute tokens at most (a minute's burst; a new bucket starts full) and refills
--- continuously at p_per_minute a minute. p_spent (0-100000) is first taken from the bucket
+-- continuously at p_per_minute a minute. p_spent (0 or more) is first taken from the bucket
 -- without being granted: the requests a process admitted on its own limits while this
 -- database did not answer (reconciliation; the bucket floors at 0). The row is locked for the
 -- call, so concurrent takers never share a token. Buckets untouched for ten minutes (full
@@ -91,9 +91,9 @@ declare
   v_granted integer;
 begin
   perform public.svc_limits_check_key(p_tenant, 'The tenant key');
-  if p_want is null or p_want < 0 or p_want > 10000 or p_per_minute is null or p_per_minute < 1
-     or p_per_minute > 1000000 or coalesce(p_spent, 0) < 0 or coalesce(p_spent, 0) > 100000 then
-    raise exception 'want 0-10000, per minute 1-1000000, spent 0-100000'
+  if p_want is null or p_want < 0 or p_per_minute is null or p_per_minute < 1
+     or coalesce(p_spent, 0) < 0 then
+    raise exception 'want and spent 0 or more, per minute 1 or more'
       using errcode = 'PT422', hint = 'bad_amount';
   end if;
   v_size := p_per_minute;
