@@ -12,6 +12,7 @@ import { DEFAULTS } from '../../src/config/defaults.ts';
 import { createTenants } from '../../src/admission/tenants.ts';
 import { createSharedBudget } from '../../src/shared_limits/budget.ts';
 import { createLink } from '../../src/shared_limits/link.ts';
+import { createSharedSockets } from '../../src/shared_limits/sockets.ts';
 import { type Backend, startBackend } from '../fixtures/db/backend.ts';
 import { startPostgres } from '../fixtures/db/postgres.ts';
 
@@ -89,6 +90,40 @@ Deno.test('shared budget over the real backend', async (t) => {
       );
       assert.ok(row.rows[0].tokens < 2, `${row.rows[0].tokens} left`);
     });
+  } finally {
+    backend.rest.switches.delayMs = 0;
+    await backend.stop();
+    await cluster.stop();
+  }
+});
+
+Deno.test('shared sockets over the real backend: the ceiling, and a stalled backend', async () => {
+  const cluster = await startPostgres();
+  const backend = await startBackend(cluster);
+  try {
+    const rpc = createBackendRpc(backend.rest.url, backend.rest.serviceRoleKey, fetch);
+    const limits = createLimitsBackend(rpc, DEFAULTS.sharedDeadlineMs);
+    const lines: string[] = [];
+    const link = createLink({ log: (l) => lines.push(l), logEveryMs: 60_000 });
+    const open = (process: string) =>
+      createSharedSockets({ backend: limits, link, process, max: () => 3, leaseMs: 5_000 });
+    const p1 = open('p1');
+    const p2 = open('p2');
+    // opens of one tenant in one process go one at a time: all three fit, the fourth does not
+    const first = await Promise.all([p1.open('t'), p1.open('t'), p2.open('t'), p2.open('t')]);
+    assert.equal(first.filter((r) => r !== null).length, 3);
+    const release = first.find((r) => r !== null)!;
+    release();
+    release();
+    const owner = first.indexOf(release) < 2 ? p1 : p2;
+    assert.notEqual(await owner.open('t'), null, 'its own slot is free again at once');
+    assert.equal(await p1.open('t'), null);
+    backend.rest.switches.delayMs = DEFAULTS.sharedDeadlineMs + 500;
+    const p3 = open('p3');
+    const stalled = await Promise.all([p3.open('t'), p3.open('t'), p3.open('t'), p3.open('t')]);
+    assert.equal(link.shared, false);
+    assert.equal(stalled.filter((r) => r !== null).length, 3, 'per-process ceiling meanwhile');
+    assert.equal(lines.length, 1);
   } finally {
     backend.rest.switches.delayMs = 0;
     await backend.stop();

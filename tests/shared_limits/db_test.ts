@@ -191,6 +191,30 @@ Deno.test('svc shared limits (SQL)', async (t) => {
         );
       });
     });
+
+    await t.step('the feed answers 1,000 rows a call at most, in order', async () => {
+      await withBackend(cluster, async (backend) => {
+        const sync = (after: number | null) =>
+          asService(backend, 'svc_limits_sync', {
+            p_process: 'p',
+            p_sockets: {},
+            p_lease_ms: 1000,
+            p_after: after,
+          }) as Promise<Feed>;
+        const start = await sync(null);
+        await backend.seed.query(
+          `insert into public.svc_revocations (user_id, bot_id)
+             select null, 'bot' || g from generate_series(1, 1500) g`,
+        );
+        const first = await sync(start.cursor);
+        assert.equal(first.revocations.length, 1000);
+        assert.equal(first.revocations[0].botId, 'bot1');
+        const second = await sync(first.cursor);
+        assert.equal(second.revocations.length, 500);
+        assert.equal(second.revocations[499].botId, 'bot1500');
+        assert.deepEqual((await sync(second.cursor)).revocations, []);
+      });
+    });
   } finally {
     await cluster.stop();
   }

@@ -100,8 +100,21 @@ Deno.test('svc-gateway --workers 3: one deployment, shared limits, drained on SI
       assert.equal(res.status, 200);
       await res.body?.cancel();
 
+      // SIGTERM drains: requests in flight on every worker finish with their answers
+      for (const ws of sockets) ws.close();
+      sandbox.switches.delays = [{ ms: 700 }];
+      const inFlight = Array.from({ length: 6 }, () =>
+        fetch(`${host.url}/svc/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${users.b.jwt}` },
+          body: JSON.stringify(ME),
+        }).then(async (r) => ({ status: r.status, text: await r.text() })));
+      await sandbox.waitFor(() => forwarded(sandbox).length >= reached + tally.admitted + 6);
       const all = await childrenOf(host.pid);
       await host.stop();
+      for (const answer of await Promise.all(inFlight)) {
+        assert.equal(answer.status, 200, answer.text);
+      }
       for (const pid of all) assert.equal(await alive(pid), false, `worker ${pid} still runs`);
     } finally {
       await host.stop();
