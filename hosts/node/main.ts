@@ -38,10 +38,10 @@ if (workers === null) {
 }
 const index = workerIndex();
 if (workers > 1 && index === null) runPrimary(workers);
-else await serve(args.dist, index);
+else await serve(args.dist, index, workers);
 
-/** One server process (alone, or worker `index` of a cluster: only worker 0 prints). */
-async function serve(dist: string | undefined, index: number | null): Promise<void> {
+/** One server process (alone, or worker `index` of `workers`: only worker 0 prints). */
+async function serve(dist: string | undefined, index: number | null, workers: number) {
   const quiet = index !== null && index > 0;
   const log = quiet ? () => {} : (line: string) => console.log(line);
   const svc = (() => {
@@ -53,6 +53,11 @@ async function serve(dist: string | undefined, index: number | null): Promise<vo
     }
   })();
   if (svc.proxy.config.refusal) process.exit(1);
+  if (workers > 1 && !svc.proxy.config.sharedLimits) {
+    log(
+      `WARNING: ${workers} workers with per-process tenant limits: a tenant gets ${workers} times its minute and sockets (set BACKEND_SERVICE_ROLE_KEY to share them)`,
+    );
+  }
   const { url } = await svc.listen().catch((error: Error) => {
     console.error(`svc-gateway: ${error.message}`);
     process.exit(1);

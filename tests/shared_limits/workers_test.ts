@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { startSandbox } from '../../scripts/sandbox/mod.ts';
-import { startHostProcess } from '../../scripts/host_process.ts';
+import { ROOT, startHostProcess } from '../../scripts/host_process.ts';
 import { startBackend } from '../fixtures/db/backend.ts';
 import { startPostgres } from '../fixtures/db/postgres.ts';
 import { forwarded } from '../helpers/assertions.ts';
@@ -124,5 +124,28 @@ Deno.test('svc-gateway --workers 3: one deployment, shared limits, drained on SI
     await sandbox.close();
     await backend.stop();
     await cluster.stop();
+  }
+});
+
+Deno.test('svc-gateway --workers: a bad count is a usage error; per-process limits warn', async () => {
+  const bin = `${ROOT}npm/bin/svc-gateway.js`;
+  const bad = await new Deno.Command('node', {
+    args: [bin, '--workers', 'many'],
+    env: { SVC_TOKEN: 'token-0123456789' },
+    stdout: 'piped',
+    stderr: 'piped',
+  }).output();
+  assert.equal(bad.code, 2);
+  assert.match(new TextDecoder().decode(bad.stderr), /usage: svc-gateway .*--workers N\|auto/);
+
+  const host = await startHostProcess('node', {
+    env: { SVC_TOKEN: 'token-0123456789', HOST: '127.0.0.1', PORT: '0', WORKERS: '2' },
+  });
+  try {
+    assert.equal(host.lines.filter((l) => l.includes('tenant limits per-process')).length, 1);
+    assert.equal(host.lines.filter((l) => l.startsWith('WARNING: 2 workers')).length, 1);
+    assert.equal((await childrenOf(host.pid)).length, 2);
+  } finally {
+    await host.stop();
   }
 });
