@@ -4,11 +4,11 @@
  */
 import { createBotFence } from './admission/bot_fence.ts';
 import { createGate, createStore } from './admission/session_module.ts';
-import { createTenants, tenantLimits } from './admission/tenants.ts';
 import { admitSocket } from './admission/socket_admission.ts';
 import { createInFlight } from './admission/in_flight.ts';
 import { createResourceFence } from './admission/resource_fence.ts';
 import { createRevocations } from './admission/revocations.ts';
+import { createTenantTable, type TenantTable } from './shared_limits/mod.ts';
 import type { Env, SvcProxyOptions } from './config/options.ts';
 import { resolveConfig } from './config/resolve.ts';
 import type { ResolvedConfig } from './config/resolved.ts';
@@ -95,6 +95,20 @@ function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
   const logger = createLogger(config.logFormat, options.log ?? ((line) => console.log(line)));
   const metrics = config.metrics.enabled ? createMetrics() : null;
   const resourceFence = createResourceFence(config.resourceFence);
+  const gate = createGate(
+    config,
+    fetchImpl,
+    metrics ? (result) => metrics.gate(result) : undefined,
+  );
+  const revocations = createRevocations();
+  const tenants = createTenantTable(config, {
+    fetch: fetchImpl,
+    log: logger.line,
+    gate,
+    revocations,
+    onCall: metrics ? (fn) => metrics.sharedLimitsCall(fn) : undefined,
+    onFallback: metrics ? () => metrics.sharedLimitsFallback() : undefined,
+  });
   return {
     config,
     fetch: fetchImpl,
@@ -104,14 +118,14 @@ function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
     logger,
     tracing: createTracing(config.otlpEndpoint),
     metrics,
-    gate: createGate(config, fetchImpl, metrics ? (result) => metrics.gate(result) : undefined),
+    gate,
     graphqlInFlight: createInFlight(config.graphqlMaxConcurrent),
     restInFlight: createInFlight(config.restMaxConcurrent),
     botFence: createBotFence(config, fetchImpl),
     resourceFence,
     resourceStore: createStore(config, resourceFence, fetchImpl),
-    tenants: createTenants(tenantLimits(config)),
-    revocations: createRevocations(),
+    tenants,
+    revocations,
     registry: config.operations ? buildRegistry(config.operations) : null,
     allowlist: config.operationAllowlist
       ? resolveAllowlist({ enabled: true, extra: config.operationAllowlistExtra })
@@ -127,6 +141,7 @@ function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
 export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): SvcProxy {
   const config = resolveConfig(options, env);
   const core = buildCore(config, options);
+  const tenants = core.tenants as TenantTable;
   const lines = startupLines(config, {
     allowlistSize: core.allowlist ? core.allowlist.size : null,
     registrySize: core.registry ? core.registry.size : null,
@@ -154,6 +169,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       relaySubscriptions: relayStats.subscriptions,
       resourceBindings: core.resourceFence.size,
       tenantsTracked: core.tenants.size,
+      sharedLimitsFallback: tenants.fallback ? 1 : 0,
     };
   };
   const route = (
@@ -268,6 +284,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
     close: async () => {
       await relay.closeAll();
       await core.resourceStore?.close();
+      await core.tenants.close?.();
       await core.tracing?.shutdown();
     },
   };

@@ -1,44 +1,71 @@
 /**
  * The `svc-gateway` bin: the Node server host (createSvcServer).
  *
- *   svc-gateway [--dist DIR]
+ *   svc-gateway [--dist DIR] [--workers N|auto]
  *
  * Environment: process environment over ./.env; HOST (default 127.0.0.1), PORT (default 8000),
- * BASE_PATH (mounts everything under a sub-path). Static files from DIR, default ./dist when it
- * exists, else none. Prints the startup lines, then the address. A refused configuration prints
- * REFUSING TO SERVE and never binds (exit code 1). SIGTERM and SIGINT close gracefully (in-flight
- * requests finish, relay sockets close 1001), then exit 0. Outbound calls go through undici's
- * EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). SPEC "Startup behaviour and hosts".
+ * BASE_PATH (mounts everything under a sub-path), WORKERS (as --workers). Static files from DIR,
+ * default ./dist when it exists, else none. Prints the startup lines, then the address. A refused
+ * configuration prints REFUSING TO SERVE and never binds (exit code 1). SIGTERM and SIGINT close
+ * gracefully (in-flight requests finish, relay sockets close 1001), then exit 0. Outbound calls
+ * go through undici's EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). SPEC "Startup
+ * behaviour and hosts". With more than one worker (issue 21), cluster.ts runs them on one port:
+ * one startup report, every worker drained on SIGTERM.
  */
 import process from 'node:process';
 import { parseArgs } from 'node:util';
+import { loadEnv } from '../env.ts';
+import { reportListening, runPrimary, workerCount, workerIndex } from './cluster.ts';
 import { createSvcServer } from './svc_server.ts';
 
-function distArgument(): string | undefined {
+const USAGE = 'usage: svc-gateway [--dist DIR] [--workers N|auto]';
+
+function readArguments(): { dist?: string; workers?: string } {
   try {
-    const { values } = parseArgs({ options: { dist: { type: 'string' } }, strict: true });
-    return values.dist;
+    const options = { dist: { type: 'string' }, workers: { type: 'string' } } as const;
+    return parseArgs({ options, strict: true }).values;
   } catch (error) {
-    console.error(`svc-gateway: ${(error as Error).message}\nusage: svc-gateway [--dist DIR]`);
+    console.error(`svc-gateway: ${(error as Error).message}\n${USAGE}`);
     process.exit(2);
   }
 }
 
-const svc = (() => {
-  try {
-    return createSvcServer({ distDir: distArgument() });
-  } catch (error) {
-    console.error(`svc-gateway: ${(error as Error).message}`);
-    process.exit(1);
+const args = readArguments();
+const workers = workerCount(args.workers ?? loadEnv(process.env).WORKERS);
+if (workers === null) {
+  console.error(`svc-gateway: --workers (or WORKERS) is a whole number or 'auto'\n${USAGE}`);
+  process.exit(2);
+}
+const index = workerIndex();
+if (workers > 1 && index === null) runPrimary(workers);
+else await serve(args.dist, index, workers);
+
+/** One server process (alone, or worker `index` of `workers`: only worker 0 prints). */
+async function serve(dist: string | undefined, index: number | null, workers: number) {
+  const quiet = index !== null && index > 0;
+  const log = quiet ? () => {} : (line: string) => console.log(line);
+  const svc = (() => {
+    try {
+      return createSvcServer({ distDir: dist, log });
+    } catch (error) {
+      if (!quiet) console.error(`svc-gateway: ${(error as Error).message}`);
+      process.exit(1);
+    }
+  })();
+  if (svc.proxy.config.refusal) process.exit(1);
+  if (workers > 1 && !svc.proxy.config.sharedLimits) {
+    log(
+      `WARNING: ${workers} workers with per-process tenant limits: a tenant gets ${workers} times its minute and sockets (set BACKEND_SERVICE_ROLE_KEY to share them)`,
+    );
   }
-})();
-if (svc.proxy.config.refusal) process.exit(1);
-const { url } = await svc.listen().catch((error: Error) => {
-  console.error(`svc-gateway: ${error.message}`);
-  process.exit(1);
-});
-if (svc.distDir) console.log(`svc-gateway: static files from ${svc.distDir}`);
-console.log(`svc-gateway listening on ${url}`);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void svc.close().then(() => process.exit(0)));
+  const { url } = await svc.listen().catch((error: Error) => {
+    console.error(`svc-gateway: ${error.message}`);
+    process.exit(1);
+  });
+  if (svc.distDir) log(`svc-gateway: static files from ${svc.distDir}`);
+  if (index === null) console.log(`svc-gateway listening on ${url}`);
+  else reportListening(url);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void svc.close().then(() => process.exit(0)));
+  }
 }

@@ -55,7 +55,10 @@ export const tenantBudget: Step<S> = {
   run(s) {
     const key = s.session?.tenantKey;
     if (key === undefined || key === null) return null;
-    return s.core.tenants.takeRequest(key) ? null : tenantBusy();
+    const taken = s.core.tenants.takeRequest(key);
+    if (taken === true) return null;
+    if (taken === false) return tenantBusy();
+    return taken.then((ok) => ok ? null : tenantBusy());
   },
 };
 

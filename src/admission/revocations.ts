@@ -4,7 +4,9 @@
  * (grants DELETE).
  *
  * socket_admission.ts tracks every admitted socket whose session names an account (gate on);
- * `revoke(subject, botId)` ends that account's sockets whose bot set holds the bot.
+ * `revoke(subject, botId)` ends that account's sockets whose bot set holds the bot. The admin
+ * panel's revoke calls it in the process that answered; every other process calls it when the
+ * revocation feed (src/shared_limits/sync.ts) brings the same revocation, within 2 s.
  */
 import { CLOSE } from '../ws/close_codes.ts';
 
@@ -27,6 +29,11 @@ export interface Revocations {
   };
   /** Ends (4401 Unauthorized) every live socket of `subject` holding `botId`; answers how many. */
   revoke(subject: string, botId: string): number;
+  /**
+   * Ends (4401 Unauthorized) every live socket, of any account, holding `botId` (the bot itself
+   * was removed); answers the accounts whose sockets it ended.
+   */
+  revokeBot(botId: string): Set<string>;
   /** Live tracked sockets. */
   readonly size: number;
 }
@@ -34,6 +41,16 @@ export interface Revocations {
 /** An empty registry. */
 export function createRevocations(): Revocations {
   const live = new Set<Tracked>();
+  const revoke = (subject: string, botId: string) => {
+    let closed = 0;
+    for (const tracked of [...live]) {
+      if (tracked.subject !== subject || !tracked.botIds.has(botId)) continue;
+      live.delete(tracked);
+      tracked.end?.(CLOSE.unauthorized.code, CLOSE.unauthorized.reason);
+      closed += 1;
+    }
+    return closed;
+  };
   return {
     track(subject, botIds) {
       const tracked: Tracked = { subject, botIds, end: null };
@@ -43,15 +60,12 @@ export function createRevocations(): Revocations {
         release: () => live.delete(tracked),
       };
     },
-    revoke(subject, botId) {
-      let closed = 0;
-      for (const tracked of [...live]) {
-        if (tracked.subject !== subject || !tracked.botIds.has(botId)) continue;
-        live.delete(tracked);
-        tracked.end?.(CLOSE.unauthorized.code, CLOSE.unauthorized.reason);
-        closed += 1;
-      }
-      return closed;
+    revoke,
+    revokeBot(botId) {
+      const subjects = new Set<string>();
+      for (const tracked of [...live]) if (tracked.botIds.has(botId)) subjects.add(tracked.subject);
+      for (const subject of subjects) revoke(subject, botId);
+      return subjects;
     },
     get size() {
       return live.size;

@@ -74,7 +74,7 @@ export async function admitSocket(core: Core, initPayload: unknown): Promise<Soc
     return { ok: false, ...closeFor('AuthTenantForbidden') };
   }
   const key = session.tenantKey ?? null;
-  const release = key === null ? () => {} : core.tenants.openSocket(key);
+  const release = key === null ? () => {} : await core.tenants.openSocket(key);
   if (release === null) {
     const row = CLOSE.tooManyTenantSockets;
     return { ok: false, closeCode: row.code, reason: row.reason };

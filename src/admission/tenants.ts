@@ -47,14 +47,26 @@ export function tenantBusy(): Refusal {
   );
 }
 
-/** The per-process tenant table. */
+/**
+ * The tenant table the core consults: per process ({@link createTenants}), or shared by every
+ * process on one backend (src/shared_limits/: answers may then be promises, when a lease or a
+ * socket slot has to be asked of the backend).
+ */
 export interface Tenants {
   /** Step 4: takes one request from `key`'s bucket; false when the minute is spent. */
-  takeRequest(key: string): boolean;
+  takeRequest(key: string): boolean | Promise<boolean>;
   /** Takes a live-socket slot of `key`: a release function (idempotent), or null at the ceiling. */
-  openSocket(key: string): (() => void) | null;
+  openSocket(key: string): (() => void) | null | Promise<(() => void) | null>;
   /** Tenants tracked now. */
   readonly size: number;
+  /** Stops timers and gives back what the table holds in the backend (shared tables). */
+  close?(): Promise<void>;
+}
+
+/** The per-process table: every answer is synchronous. */
+export interface LocalTenants extends Tenants {
+  takeRequest(key: string): boolean;
+  openSocket(key: string): (() => void) | null;
 }
 
 /** Limits of the table (defaults from the configuration and DEFAULTS; tests may shrink them). */
@@ -84,13 +96,27 @@ export function tenantLimits(config: ResolvedConfig): TenantLimits {
   };
 }
 
+/** Requests a minute (the bucket's size) of `key`: a tenth for the no-bot bucket, at least 1. */
+export function tenantBurst(limits: TenantLimits, key: string): number {
+  const share = key === NO_BOT_TENANT ? limits.noBotShare : 1;
+  return Math.max(1, Math.round(limits.requestsPerMinute * share));
+}
+
+/** Live sockets of `key`: a tenth for the no-bot bucket, at least 1. */
+export function tenantSockets(limits: TenantLimits, key: string): number {
+  const share = key === NO_BOT_TENANT ? limits.noBotShare : 1;
+  return Math.max(1, Math.round(limits.maxSockets * share));
+}
+
 /** Builds the tenant table. `now` is ms since the epoch. */
-export function createTenants(limits: TenantLimits, now: () => number = Date.now): Tenants {
+export function createTenants(
+  limits: TenantLimits,
+  now: () => number = Date.now,
+): LocalTenants {
   /** Insertion order is recency order: an entry is re-inserted whenever it is seen. */
   const entries = new Map<string, Entry>();
-  const share = (key: string) => key === NO_BOT_TENANT ? limits.noBotShare : 1;
-  const burst = (key: string) => Math.max(1, Math.round(limits.requestsPerMinute * share(key)));
-  const sockets = (key: string) => Math.max(1, Math.round(limits.maxSockets * share(key)));
+  const burst = (key: string) => tenantBurst(limits, key);
+  const sockets = (key: string) => tenantSockets(limits, key);
   let sweptAt = 0;
 
   const idle = (e: Entry, t: number) => e.sockets === 0 && t - e.lastSeen >= limits.idleMs;

@@ -167,6 +167,26 @@ export const DEFAULTS = {
   ],
   /** Stored media objects are cached this long, in seconds (facts.json publishingMediaTypes.storage: a year, immutable). */
   mediaCacheSeconds: 31_536_000,
+
+  // Shared limits (issue 21): tenant budgets, socket counts and revocations across processes
+  /** A lease of the shared bucket is this share of the tenant's minute (20 of 600, 2 of 60). */
+  sharedLeaseShare: 1 / 30,
+  /** The next lease is asked for when the local one is down to this share of a lease. */
+  sharedLeaseRefillShare: 0.5,
+  /** Deadline of one shared-limits RPC; past it the process falls back to per-process limits. */
+  sharedDeadlineMs: 1_000,
+  /** Each process's sync (socket counts renewed, revocation feed read): one RPC this often. */
+  sharedSyncMs: 1_000,
+  /** A process's socket counts lapse this long after its last renewal (a dead process's too). */
+  sharedSocketLeaseMs: 5_000,
+  /** Requests admitted on per-process limits awaiting reconciliation, tenants remembered. */
+  sharedSpentTracked: 10_000,
+  /** A backend that keeps flapping: at most one fallback log line this often. */
+  sharedLogEveryMs: 60_000,
+  /** `svc-gateway --workers` / WORKERS: at most this many worker processes. */
+  workersMax: 64,
+  /** Worker processes replaced in one minute before the deployment stops (exit 1). */
+  workerRestartsPerMinute: 10,
 } as const;
 
 /** The option names whose value is a ceiling: a value that is not a positive number gives the default. */

@@ -81,6 +81,8 @@ export interface SvcProxyOptions {
   tenantMaxSockets?: NumberLike;
   resourceFence?: string;
   resourceStore?: string;
+  /** Not a spec option (issue 21): 'off' keeps per-process tenant limits with a service-role key. */
+  sharedLimits?: string;
   operationAllowlist?: string | boolean;
   operationAllowlistExtra?: readonly string[] | string;
   /** Document registry: the app's documents (SPEC "Document checks in detail"). */

@@ -180,6 +180,8 @@ export function resolveConfig(options: SvcProxyOptions = {}, env: Env = {}): Res
     resourceFence,
     resourceStore: resourceFence !== 'off' && auth.serviceRoleKey !== undefined &&
       storeSetting !== 'off',
+    sharedLimits: auth.url !== undefined && auth.serviceRoleKey !== undefined &&
+      text(options.sharedLimits ?? env.SVC_SHARED_LIMITS)?.toLowerCase() !== 'off',
     operationAllowlist: resolveAllowlist(options, env, gateOn),
     operationAllowlistExtra: list(
       options.operationAllowlistExtra ?? env.SVC_OPERATION_ALLOWLIST_EXTRA,

@@ -71,6 +71,11 @@ export interface ResolvedConfig {
   tenantMaxSockets: number;
   resourceFence: ResourceFenceMode;
   resourceStore: boolean;
+  /**
+   * Tenant limits and revocations shared through the backend (issue 21): on wherever the backend
+   * URL and the service-role key are set, unless SVC_SHARED_LIMITS=off.
+   */
+  sharedLimits: boolean;
   operationAllowlist: boolean;
   operationAllowlistExtra: readonly string[];
   /** Document registry texts; undefined: no registry. */

@@ -37,6 +37,7 @@ export function configurationLine(c: ResolvedConfig, facts: StartupFacts): strin
   const parts = [
     `gate ${c.auth.state} (routes: ${mountedRoutes(c).join(', ')})`,
     `resource fence ${c.resourceFence}${c.resourceStore ? ' with shared store' : ''}`,
+    `tenant limits ${c.sharedLimits ? 'shared (backend)' : 'per-process'}`,
     `bot fence ${
       c.allowedBotIds === 'any'
         ? 'off (any)'

@@ -14,6 +14,8 @@
  * - `svc_gate_lookups_total{result}`: gate admissions from the cache (hit), by a backend lookup
  *   (miss), or refused by the miss budget (over_budget).
  * - `svc_relay_frames_total`: next frames relayed to browsers.
+ * - `svc_shared_limits_calls_total{fn}`, `svc_shared_limits_fallbacks_total` and the gauge
+ *   `svc_shared_limits_fallback`: the shared tenant limits' backend calls and outages (issue 21).
  * - gauges read at scrape time: in-flight GraphQL and REST calls and their ceilings, relay
  *   sockets and subscriptions, resource-fence bindings held, tenant buckets tracked.
  */
@@ -29,6 +31,8 @@ export interface MetricGauges {
   relaySubscriptions: number;
   resourceBindings: number;
   tenantsTracked: number;
+  /** 1 while shared tenant limits fell back to per-process ones (issue 21), else 0. */
+  sharedLimitsFallback?: number;
 }
 
 /** The registry. */
@@ -43,6 +47,10 @@ export interface Metrics {
   gate(result: 'hit' | 'miss' | 'over_budget'): void;
   /** One next frame relayed to a browser. */
   frame(): void;
+  /** One shared-limits backend call (`fn`: svc_tenant_take, svc_socket_open, svc_limits_sync). */
+  sharedLimitsCall(fn: string): void;
+  /** Shared tenant limits fell back to per-process ones (the backend did not answer). */
+  sharedLimitsFallback(): void;
   /** The exposition text, gauges read now. */
   render(gauges: MetricGauges): string;
 }
@@ -97,6 +105,8 @@ export function createMetrics(): Metrics {
   const upstream = new Map<string, Histogram>();
   const gate = new Map<string, number>();
   let frames = 0;
+  const sharedCalls = new Map<string, number>();
+  let sharedFallbacks = 0;
   const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   return {
     request(route, status) {
@@ -128,6 +138,12 @@ export function createMetrics(): Metrics {
     frame() {
       frames++;
     },
+    sharedLimitsCall(fn) {
+      bump(sharedCalls, `fn="${label(fn)}"`);
+    },
+    sharedLimitsFallback() {
+      sharedFallbacks++;
+    },
     render(g) {
       return [
         ...counterLines(
@@ -150,6 +166,21 @@ export function createMetrics(): Metrics {
           'svc_relay_frames_total',
           'Next frames relayed to browsers.',
           new Map([['', frames]]),
+        ),
+        ...counterLines(
+          'svc_shared_limits_calls_total',
+          'Shared tenant-limit calls to the backend by function.',
+          sharedCalls,
+        ),
+        ...counterLines(
+          'svc_shared_limits_fallbacks_total',
+          'Times shared tenant limits fell back to per-process ones.',
+          new Map([['', sharedFallbacks]]),
+        ),
+        ...gaugeLines(
+          'svc_shared_limits_fallback',
+          '1 while tenant limits are per-process for want of a backend answer.',
+          g.sharedLimitsFallback ?? 0,
         ),
         ...gaugeLines('svc_graphql_in_flight', 'GraphQL calls in flight.', g.graphqlInFlight),
         ...gaugeLines('svc_graphql_max_concurrent', 'Their ceiling.', g.graphqlMaxConcurrent),

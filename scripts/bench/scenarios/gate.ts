@@ -19,12 +19,22 @@
  * looks it up, and runs the account checks (steps 14 and 15). Then gate off and gate on, both
  * with the bearer, loaded together in paired slices (paired.ts), the steadier figure. The backend calls made during the
  * run are counted and reported (expected: the probe's one, plus one per 30 s of run).
+ *
+ * Issue 21: then gate on with per-process tenant limits against gate on with the shared budget
+ * (src/shared_limits/), paired likewise, with the shared limits' backend calls per 10k requests.
  */
 import { WORLD_IDS } from '../../sandbox/mod.ts';
-import { startBackend } from '../../../tests/fixtures/db/backend.ts';
+import { type Backend, startBackend } from '../../../tests/fixtures/db/backend.ts';
 import { startPostgres } from '../../../tests/fixtures/db/postgres.ts';
 import { benchRequest } from '../document.ts';
-import { type BenchContext, type Scenario, type ScenarioReport, type Target } from '../scenario.ts';
+import type {
+  BenchContext,
+  Measurement,
+  Range,
+  Scenario,
+  ScenarioReport,
+  Target,
+} from '../scenario.ts';
 import { measureRounds, ratioRanges, ROUNDS } from '../rounds.ts';
 import { measurePaired, PAIRED_NOTE } from '../paired.ts';
 import { startFixedUpstream } from './targets.ts';
@@ -78,6 +88,7 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
       ];
       const { rounds, measurements, comparisons } = await measureRounds(context, targets, body);
       const paired = await measurePaired(context, targets[0], targets[1], body);
+      const shared = await measureSharedBudget(context, backend, upstream.url, bearer, body);
       const calls = backend.rest.calls.get('svc_my_bot_ids') ?? 0;
       const answered = measurements.filter((m) => m.target.startsWith(`${targets[1].label} r`))
         .reduce((sum, m) => sum + m.requests, 0);
@@ -96,13 +107,15 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
           'from the answers)',
           'cpu: the gateway process of each configuration',
           PAIRED_NOTE,
+          ...shared.notes,
         ],
-        measurements: [...measurements, ...paired.measurements],
+        measurements: [...measurements, ...paired.measurements, ...shared.measurements],
         comparisons,
         ranges: [
           ...ratioRanges(rounds, 'gate off', 'gate on (cached)'),
           ...ratioRanges(rounds, 'gate off, no bearer', 'gate on (cached)'),
           ...paired.ranges,
+          ...shared.ranges,
         ],
       };
     } finally {
@@ -112,6 +125,81 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
     await cluster.stop();
     await upstream.stop();
   }
+}
+
+/**
+ * Requests a minute of the tenant in the shared-budget pair: above what the bench sends (so no
+ * 429), low enough that leases (a 30th: 40,000 tokens) are taken during the run.
+ */
+const SHARED_RATE = 1_200_000;
+
+/** The backend functions the shared limits call. */
+const SHARED_FUNCTIONS = ['svc_tenant_take', 'svc_socket_open', 'svc_limits_sync'];
+
+/**
+ * Issue 21: gate on with per-process tenant limits against gate on with the shared budget
+ * (service-role key; the resource store off on both so that only the budget differs), both at
+ * SHARED_RATE, in paired slices; counts the shared limits' backend calls per 10k requests.
+ */
+async function measureSharedBudget(
+  context: BenchContext,
+  backend: Backend,
+  upstreamUrl: string,
+  bearer: Record<string, string>,
+  body: string,
+): Promise<{ notes: string[]; measurements: Measurement[]; ranges: Range[] }> {
+  const env = {
+    ...SAME_CHECKS,
+    SVC_API_BASE: upstreamUrl,
+    CLIENT_BACKEND_URL: backend.rest.url,
+    CLIENT_BACKEND_ANON_KEY: backend.rest.anonKey,
+    TENANT_REQUESTS_PER_MINUTE: String(SHARED_RATE),
+  };
+  const local = await context.startGateway({ kind: 'deno', denoScript: RUNNER, env });
+  const shared = await context.startGateway({
+    kind: 'deno',
+    denoScript: RUNNER,
+    env: {
+      ...env,
+      BACKEND_SERVICE_ROLE_KEY: backend.rest.serviceRoleKey,
+      SVC_RESOURCE_STORE: 'off',
+    },
+  });
+  const base: Target = {
+    label: 'gate on, per-process limits',
+    url: `${local.url}/svc/graphql`,
+    headers: bearer,
+    pid: local.pid,
+  };
+  const subject: Target = {
+    label: 'gate on, shared budget',
+    url: `${shared.url}/svc/graphql`,
+    headers: bearer,
+    pid: shared.pid,
+  };
+  const count = () => SHARED_FUNCTIONS.map((fn) => backend.rest.calls.get(fn) ?? 0);
+  const before = count();
+  const started = performance.now();
+  const paired = await measurePaired(context, base, subject, body);
+  const seconds = (performance.now() - started) / 1000;
+  const calls = count().map((n, i) => n - before[i]);
+  const answered = paired.measurements.filter((m) => m.target.startsWith(subject.label))
+    .reduce((sum, m) => sum + m.requests, 0);
+  const per10k = (n: number) => ((n * 10_000) / Math.max(1, answered)).toFixed(2);
+  return {
+    notes: [
+      `shared budget pair: both gate on at ${SHARED_RATE} requests a minute (lease ` +
+      `${Math.round(SHARED_RATE / 30)}), resource store off; shared: service-role key`,
+      `shared budget backend calls over the pair's ${seconds.toFixed(0)} s (probe and ` +
+      `warm-up included, ${answered} measured answers): ` +
+      SHARED_FUNCTIONS.map((fn, i) => `${fn} ${calls[i]} (${per10k(calls[i])} per 10k requests)`)
+        .join(', ') +
+      '; the sync is one call a second whatever the load; lease calls are 10,000 / lease per ' +
+      '10k requests (500 at the spec rate of 600 a minute, i.e. 30 a minute at full rate)',
+    ],
+    measurements: paired.measurements,
+    ranges: paired.ranges,
+  };
 }
 
 /** See the module comment. */

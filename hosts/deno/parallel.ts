@@ -1,0 +1,51 @@
+/**
+ * The Deno host under `deno serve --parallel` (issue 21): one worker per core (or DENO_JOBS),
+ * each an isolate with its own proxy, all on one port (the runtime spreads connections over
+ * them). The same handler as `deno task serve` (server.ts `denoHandler`): health, host and origin
+ * checks, the GraphQL route and the WebSocket relay (Deno.upgradeWebSocket) work unchanged.
+ *
+ *   HOST=127.0.0.1 deno task serve:parallel --host 127.0.0.1 --port 8000
+ *
+ * - Bind: `deno serve` takes --host/--port (default 0.0.0.0:8000); HOST (default 127.0.0.1)
+ *   tells the configuration whether the bind is loopback, as `deno task serve` does. A bind that
+ *   is not loopback while HOST said it was is refused (REFUSING TO SERVE, exit 1): open mode
+ *   must never be served past loopback by mistake.
+ * - One startup report: the runtime calls `onListen` in one worker only; that worker prints the
+ *   startup lines and `svc-gateway listening on <url> (N workers)`. A refused configuration is
+ *   printed by the workers that load before the process exits 1.
+ * - SIGTERM: the runtime stops accepting and lets in-flight requests finish; each worker closes
+ *   its proxy (relay sockets 1001, shared socket counts given back).
+ * - The workers are threads of one process: tenant limits hold across them, and across
+ *   processes, only through the backend (src/shared_limits/).
+ */
+import { createSvcProxy } from '../../mod.ts';
+import { isLoopbackName } from '../../src/http/host_origin.ts';
+import { bindAddress, isLoopbackBind, loadEnv } from '../env.ts';
+import { denoOutbound } from './outbound.ts';
+import { denoHandler } from './server.ts';
+
+const env = loadEnv(Deno.env.toObject());
+const loopbackOnly = isLoopbackBind(bindAddress(env).host);
+const proxy = createSvcProxy({ loopbackOnly, ...denoOutbound() }, env);
+if (proxy.config.refusal) {
+  for (const line of proxy.startupLines) console.log(line);
+  Deno.exit(1);
+}
+Deno.addSignalListener('SIGTERM', () => void proxy.close());
+
+export default {
+  fetch: denoHandler(proxy),
+  onListen(addr: Deno.Addr) {
+    const { hostname, port } = addr as Deno.NetAddr;
+    if (loopbackOnly && !isLoopbackName(hostname.includes(':') ? `[${hostname}]` : hostname)) {
+      console.log(
+        `REFUSING TO SERVE: bound on ${hostname} while HOST names a loopback address; set HOST to the --host given`,
+      );
+      Deno.exit(1);
+    }
+    for (const line of proxy.startupLines) console.log(line);
+    const workers = Number(Deno.env.get('DENO_JOBS')) || navigator.hardwareConcurrency;
+    const shown = hostname.includes(':') ? `[${hostname}]` : hostname;
+    console.log(`svc-gateway listening on http://${shown}:${port} (${workers} workers)`);
+  },
+} satisfies Deno.ServeDefaultExport;
