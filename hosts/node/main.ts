@@ -31,7 +31,8 @@ function readArguments(): { dist?: string; workers?: string } {
 }
 
 const args = readArguments();
-const workers = workerCount(args.workers ?? loadEnv(process.env).WORKERS);
+const env = loadEnv(process.env);
+const workers = workerCount(args.workers ?? env.WORKERS);
 if (workers === null) {
   console.error(`svc-gateway: --workers (or WORKERS) is a whole number or 'auto'\n${USAGE}`);
   process.exit(2);
