@@ -8,8 +8,10 @@
  *   passed on with its own status (bot_not_found → 404 AdminBotNotFound; other hints as SPEC
  *   "Database hint mapping").
  * - A revoke ends that account's live sockets holding the bot with 4401 Unauthorized and makes
- *   this process's gate forget the account's cached bot sets at once (other processes: within
- *   their cache lifetime, 30 s).
+ *   this process's gate forget the account's cached bot sets at once. Other processes learn it
+ *   from the shared limits' revocation feed within 2 s (src/shared_limits/sync.ts), or, with
+ *   shared limits off, when their gate cache lapses (30 s). `socketsClosed` counts this
+ *   process's sockets only.
  */
 import { databaseRefusal } from '../../backend/hints.ts';
 import type { RpcResult } from '../../backend/rpc.ts';
