@@ -14,8 +14,9 @@
  * - `svc_gate_lookups_total{result}`: gate admissions from the cache (hit), by a backend lookup
  *   (miss), or refused by the miss budget (over_budget).
  * - `svc_relay_frames_total`: next frames relayed to browsers.
+ * - `svc_relay_stall_closes_total{leg,cause}`: sockets closed 1013 by flow control (issue 20).
  * - gauges read at scrape time: in-flight GraphQL and REST calls and their ceilings, relay
- *   sockets and subscriptions, resource-fence bindings held, tenant buckets tracked.
+ *   sockets, subscriptions and paused directions, resource-fence bindings held, tenant buckets tracked.
  */
 import { DEFAULTS } from '../config/defaults.ts';
 
@@ -27,6 +28,8 @@ export interface MetricGauges {
   restMaxConcurrent: number;
   relaySockets: number;
   relaySubscriptions: number;
+  /** Relay directions paused by flow control now (issue 20). */
+  relayPausedLegs: number;
   resourceBindings: number;
   tenantsTracked: number;
 }
@@ -43,6 +46,8 @@ export interface Metrics {
   gate(result: 'hit' | 'miss' | 'over_budget'): void;
   /** One next frame relayed to a browser. */
   frame(): void;
+  /** One relay socket closed by flow control: the leg that did not drain, and why (issue 20). */
+  stallClose(leg: 'browser' | 'upstream', cause: 'timeout' | 'cap'): void;
   /** The exposition text, gauges read now. */
   render(gauges: MetricGauges): string;
 }
@@ -97,6 +102,7 @@ export function createMetrics(): Metrics {
   const upstream = new Map<string, Histogram>();
   const gate = new Map<string, number>();
   let frames = 0;
+  const stalls = new Map<string, number>();
   const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   return {
     request(route, status) {
@@ -128,6 +134,9 @@ export function createMetrics(): Metrics {
     frame() {
       frames++;
     },
+    stallClose(leg, cause) {
+      bump(stalls, `leg="${label(leg)}",cause="${label(cause)}"`);
+    },
     render(g) {
       return [
         ...counterLines(
@@ -151,6 +160,11 @@ export function createMetrics(): Metrics {
           'Next frames relayed to browsers.',
           new Map([['', frames]]),
         ),
+        ...counterLines(
+          'svc_relay_stall_closes_total',
+          'Relay sockets closed 1013 by flow control: the leg that did not drain, and why.',
+          stalls,
+        ),
         ...gaugeLines('svc_graphql_in_flight', 'GraphQL calls in flight.', g.graphqlInFlight),
         ...gaugeLines('svc_graphql_max_concurrent', 'Their ceiling.', g.graphqlMaxConcurrent),
         ...gaugeLines('svc_rest_in_flight', 'REST upload calls in flight.', g.restInFlight),
@@ -160,6 +174,11 @@ export function createMetrics(): Metrics {
           'svc_relay_subscriptions',
           'Subscriptions relayed now.',
           g.relaySubscriptions,
+        ),
+        ...gaugeLines(
+          'svc_relay_paused',
+          'Relay directions paused by flow control (a leg not read while the other drains).',
+          g.relayPausedLegs,
         ),
         ...gaugeLines('svc_resource_bindings', 'Resource-fence bindings held.', g.resourceBindings),
         ...gaugeLines('svc_tenants_tracked', 'Tenant buckets tracked.', g.tenantsTracked),
