@@ -118,9 +118,9 @@ export const DEFAULTS = {
 
   // WebSocket relay flow control (issue 20; not spec numbers)
   /** A leg whose unsent bytes pass this stops reading the other leg (TCP pushes back) ... */
-  wsHighWaterBytes: 1024 * 1024,
+  wsHighWaterBytes: 256 * 1024,
   /** ... and resumes once they are back at or below this. */
-  wsLowWaterBytes: 256 * 1024,
+  wsLowWaterBytes: 64 * 1024,
   /** A leg whose unsent bytes stay above the high-water mark this long is closed 1013. */
   wsStallTimeoutMs: 30_000,
   /**

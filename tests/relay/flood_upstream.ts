@@ -1,0 +1,108 @@
+/**
+ * An upstream stand-in for the flow-control tests (issue 20): a graphql-transport-ws server
+ * whose every subscription streams `next` frames as fast as its socket drains (it sends while
+ * its own unsent bytes are under SEND_AHEAD_BYTES, then waits a millisecond), each carrying
+ * its sequence number; and an HTTP route answering every POST with the bench's fixed answer
+ * (which also satisfies the gateway's bot fence for bot1). It records, per subscription, how
+ * many frames it sent and its socket's unsent bytes, so a test sees backpressure reach it.
+ */
+import { fixedAnswer } from '../../scripts/bench/fixed_upstream.ts';
+
+/** The upstream's own send-ahead: it stops sending while its socket holds this many unsent bytes. */
+export const SEND_AHEAD_BYTES = 256 * 1024;
+
+/** The subscription every flow test sends (bot1 passes the gateway's fence). */
+export const FLOOD_QUERY =
+  'subscription Flood($botID: BotID!) { bookingAdded(botID: $botID) { id } }';
+
+/** One upstream subscription's stream. */
+export interface FloodStream {
+  id: string;
+  /** Frames sent so far (sequence numbers 0 .. sent-1). */
+  sent: number;
+  /** The socket's unsent bytes at the last send step. */
+  buffered: number;
+  /** True once the subscription ended (complete, or its socket closed). */
+  ended: boolean;
+}
+
+/** A running flood upstream. */
+export interface FloodUpstream {
+  /** e.g. http://127.0.0.1:41234 (the socket is at /graphql, as the gateway derives it). */
+  url: string;
+  streams: FloodStream[];
+  close(): Promise<void>;
+}
+
+/** A next frame of `bytes` bytes or so carrying `seq`. */
+function nextFrame(id: string, seq: number, pad: string): string {
+  return `{"id":${
+    JSON.stringify(id)
+  },"type":"next","payload":{"data":{"bookingAdded":{"id":"${seq}","pad":"${pad}"}}}}`;
+}
+
+/** Streams `stream` on `socket` as fast as the socket drains, until it ends. */
+function pump(socket: WebSocket, stream: FloodStream, pad: string): void {
+  const step = () => {
+    if (stream.ended || socket.readyState !== WebSocket.OPEN) return void (stream.ended = true);
+    while (socket.bufferedAmount < SEND_AHEAD_BYTES) {
+      socket.send(nextFrame(stream.id, stream.sent, pad));
+      stream.sent++;
+    }
+    stream.buffered = socket.bufferedAmount;
+    setTimeout(step, 1);
+  };
+  step();
+}
+
+/** Starts the flood upstream on a free loopback port; frames of about `frameBytes` bytes. */
+export function startFloodUpstream(frameBytes = 1024): Promise<FloodUpstream> {
+  const streams: FloodStream[] = [];
+  const pad = 'x'.repeat(Math.max(0, frameBytes - 90));
+  const answer = fixedAnswer();
+  const ac = new AbortController();
+  const onSocket = (socket: WebSocket) => {
+    const mine = new Map<string, FloodStream>();
+    socket.addEventListener('message', (event) => {
+      const frame = JSON.parse(String(event.data));
+      if (frame.type === 'connection_init') socket.send('{"type":"connection_ack"}');
+      else if (frame.type === 'ping') socket.send('{"type":"pong"}');
+      else if (frame.type === 'subscribe') {
+        const stream: FloodStream = { id: frame.id, sent: 0, buffered: 0, ended: false };
+        streams.push(stream);
+        mine.set(frame.id, stream);
+        pump(socket, stream, pad);
+      } else if (frame.type === 'complete') mine.get(frame.id)!.ended = true;
+    });
+    socket.addEventListener('close', () => {
+      for (const stream of mine.values()) stream.ended = true;
+    });
+  };
+  return new Promise((resolve) => {
+    const server = Deno.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      signal: ac.signal,
+      onListen: ({ port }) =>
+        resolve({
+          url: `http://127.0.0.1:${port}`,
+          streams,
+          async close() {
+            for (const stream of streams) stream.ended = true;
+            ac.abort();
+            await server.finished;
+          },
+        }),
+    }, async (request) => {
+      if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
+        const { socket, response } = Deno.upgradeWebSocket(request, {
+          protocol: 'graphql-transport-ws',
+        });
+        onSocket(socket);
+        return response;
+      }
+      await request.arrayBuffer();
+      return new Response(answer, { headers: { 'content-type': 'application/json' } });
+    });
+  });
+}
