@@ -18,7 +18,11 @@ import assert from 'node:assert/strict';
 import { type HostKind, type HostProcess, startHostProcess } from '../../scripts/host_process.ts';
 import { residentBytes } from '../../scripts/bench/proc.ts';
 import { postGraphql } from '../helpers/assertions.ts';
-import { type FloodUpstream, SEND_AHEAD_BYTES, startFloodUpstream } from './flood_upstream.ts';
+import {
+  type FloodUpstream,
+  SEND_AHEAD_BYTES,
+  startFloodUpstream,
+} from '../../scripts/bench/flood_upstream.ts';
 import { admittedSubscriber, subscribe, type Subscriber } from './subscriber.ts';
 
 const MIB = 1024 * 1024;

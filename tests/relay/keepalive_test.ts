@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { type HostKind, type HostProcess, startHostProcess } from '../../scripts/host_process.ts';
-import { startFloodUpstream } from './flood_upstream.ts';
+import { startFloodUpstream } from '../../scripts/bench/flood_upstream.ts';
 import { subscribe } from './subscriber.ts';
 
 const encoder = new TextEncoder();

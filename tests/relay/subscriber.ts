@@ -7,7 +7,7 @@
  */
 import { WebSocket as WsClient } from 'ws';
 import { WORLD_IDS } from '../../scripts/sandbox/mod.ts';
-import { FLOOD_QUERY } from './flood_upstream.ts';
+import { FLOOD_QUERY } from '../../scripts/bench/flood_upstream.ts';
 
 /** What a subscriber saw so far. */
 export interface SubscriberState {

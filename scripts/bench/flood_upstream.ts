@@ -1,12 +1,17 @@
 /**
- * An upstream stand-in for the flow-control tests (issue 20): a graphql-transport-ws server
- * whose every subscription streams `next` frames as fast as its socket drains (it sends while
- * its own unsent bytes are under SEND_AHEAD_BYTES, then waits a millisecond), each carrying
- * its sequence number; and an HTTP route answering every POST with the bench's fixed answer
- * (which also satisfies the gateway's bot fence for bot1). It records, per subscription, how
- * many frames it sent and its socket's unsent bytes, so a test sees backpressure reach it.
+ * The flood upstream (issue 20), for the relay scenario and the flow-control tests: a
+ * graphql-transport-ws server (any path) whose every subscription streams `next` frames as
+ * fast as its socket drains (it sends while its own unsent bytes are under SEND_AHEAD_BYTES,
+ * then waits a millisecond), each carrying its sequence number; a subscribe whose query is a
+ * `query` gets one fixed `next` (`currentUser`) and `complete` (a round trip); and every HTTP
+ * request is answered with the bench's fixed answer (which also satisfies the gateway's bot fence
+ * for bot1). It executes nothing and checks no token. It records, per subscription, how many
+ * frames it sent and its socket's unsent bytes, so a test sees backpressure reach it.
+ *
+ * Run as its own process: `deno run --allow-net --allow-env scripts/bench/flood_upstream.ts`;
+ * HOST (127.0.0.1) and PORT (0: a free port); prints its URL as the first line.
  */
-import { fixedAnswer } from '../../scripts/bench/fixed_upstream.ts';
+import { fixedAnswer } from './fixed_upstream.ts';
 
 /** The upstream's own send-ahead: it stops sending while its socket holds this many unsent bytes. */
 export const SEND_AHEAD_BYTES = 256 * 1024;
@@ -55,8 +60,18 @@ function pump(socket: WebSocket, stream: FloodStream, pad: string): void {
   step();
 }
 
-/** Starts the flood upstream on a free loopback port; frames of about `frameBytes` bytes. */
-export function startFloodUpstream(frameBytes = 1024): Promise<FloodUpstream> {
+/** The one answer of a query sent as a subscribe. */
+const ROUND_TRIP = '{"data":{"currentUser":{"id":"bench-user"}}}';
+
+/**
+ * Starts the flood upstream on `hostname`:`port` (default a free loopback port); frames of about
+ * `frameBytes` bytes.
+ */
+export function startFloodUpstream(
+  frameBytes = 1024,
+  hostname = '127.0.0.1',
+  port = 0,
+): Promise<FloodUpstream> {
   const streams: FloodStream[] = [];
   const pad = 'x'.repeat(Math.max(0, frameBytes - 90));
   const answer = fixedAnswer();
@@ -67,7 +82,10 @@ export function startFloodUpstream(frameBytes = 1024): Promise<FloodUpstream> {
       const frame = JSON.parse(String(event.data));
       if (frame.type === 'connection_init') socket.send('{"type":"connection_ack"}');
       else if (frame.type === 'ping') socket.send('{"type":"pong"}');
-      else if (frame.type === 'subscribe') {
+      else if (frame.type === 'subscribe' && /^\s*(query|\{)/.test(frame.payload.query)) {
+        socket.send(`{"id":${JSON.stringify(frame.id)},"type":"next","payload":${ROUND_TRIP}}`);
+        socket.send(`{"id":${JSON.stringify(frame.id)},"type":"complete"}`);
+      } else if (frame.type === 'subscribe') {
         const stream: FloodStream = { id: frame.id, sent: 0, buffered: 0, ended: false };
         streams.push(stream);
         mine.set(frame.id, stream);
@@ -80,12 +98,12 @@ export function startFloodUpstream(frameBytes = 1024): Promise<FloodUpstream> {
   };
   return new Promise((resolve) => {
     const server = Deno.serve({
-      hostname: '127.0.0.1',
-      port: 0,
+      hostname,
+      port,
       signal: ac.signal,
-      onListen: ({ port }) =>
+      onListen: ({ port: bound }) =>
         resolve({
-          url: `http://127.0.0.1:${port}`,
+          url: `http://${hostname}:${bound}`,
           streams,
           async close() {
             for (const stream of streams) stream.ended = true;
@@ -105,4 +123,14 @@ export function startFloodUpstream(frameBytes = 1024): Promise<FloodUpstream> {
       return new Response(answer, { headers: { 'content-type': 'application/json' } });
     });
   });
+}
+
+if (import.meta.main) {
+  const upstream = await startFloodUpstream(
+    1024,
+    Deno.env.get('HOST') ?? '127.0.0.1',
+    Number(Deno.env.get('PORT') ?? '0'),
+  );
+  console.log(upstream.url);
+  Deno.addSignalListener('SIGTERM', () => Deno.exit(0));
 }
