@@ -46,18 +46,56 @@ function nextFrame(id: string, seq: number, pad: string): string {
   },"type":"next","payload":{"data":{"bookingAdded":{"id":"${seq}","pad":"${pad}"}}}}`;
 }
 
-/** Streams `stream` on `socket` as fast as the socket drains, until it ends. */
-function pump(socket: WebSocket, stream: FloodStream, pad: string): void {
+/**
+ * Streams every open subscription of `socket` as fast as the socket drains, one frame per
+ * subscription in turn (so none starves another), until the socket closes. `live` is the
+ * socket's open subscriptions; the pump stops when it is empty and is restarted by a subscribe.
+ */
+function pump(socket: WebSocket, live: Map<string, FloodStream>, pad: string): () => void {
+  let running = false;
   const step = () => {
-    if (stream.ended || socket.readyState !== WebSocket.OPEN) return void (stream.ended = true);
-    while (socket.bufferedAmount < SEND_AHEAD_BYTES) {
-      socket.send(nextFrame(stream.id, stream.sent, pad));
-      stream.sent++;
+    if (socket.readyState !== WebSocket.OPEN) {
+      for (const stream of live.values()) stream.ended = true;
+      live.clear();
     }
-    stream.buffered = socket.bufferedAmount;
+    if (live.size === 0) return void (running = false);
+    while (socket.bufferedAmount < SEND_AHEAD_BYTES) {
+      for (const stream of live.values()) {
+        socket.send(nextFrame(stream.id, stream.sent, pad));
+        stream.sent++;
+      }
+    }
+    for (const stream of live.values()) stream.buffered = socket.bufferedAmount;
     setTimeout(step, 1);
   };
-  step();
+  return () => {
+    if (running) return;
+    running = true;
+    step();
+  };
+}
+
+/**
+ * A subscription whose operation is named `Paced` streams one frame a millisecond instead
+ * (timer-paced: about 1000 frames/s, less when the timer is late), for a healthy subscriber
+ * whose own traffic should not dominate a memory reading.
+ */
+export const PACED_NAME = 'Paced';
+
+/** The paced subscription (see {@link PACED_NAME}). */
+export const PACED_QUERY = FLOOD_QUERY.replace('Flood', PACED_NAME);
+
+/** Sends one frame of `stream` a millisecond until it ends or the socket closes. */
+function paced(socket: WebSocket, stream: FloodStream, pad: string): void {
+  const timer = setInterval(() => {
+    if (stream.ended || socket.readyState !== WebSocket.OPEN) {
+      stream.ended = true;
+      return clearInterval(timer);
+    }
+    socket.send(nextFrame(stream.id, stream.sent, pad));
+    stream.sent++;
+  }, 1);
+  socket.addEventListener('close', () => stream.ended = true);
 }
 
 /** The one answer of a query sent as a subscribe. */
@@ -78,6 +116,7 @@ export function startFloodUpstream(
   const ac = new AbortController();
   const onSocket = (socket: WebSocket) => {
     const mine = new Map<string, FloodStream>();
+    const start = pump(socket, mine, pad);
     socket.addEventListener('message', (event) => {
       const frame = JSON.parse(String(event.data));
       if (frame.type === 'connection_init') socket.send('{"type":"connection_ack"}');
@@ -88,9 +127,14 @@ export function startFloodUpstream(
       } else if (frame.type === 'subscribe') {
         const stream: FloodStream = { id: frame.id, sent: 0, buffered: 0, ended: false };
         streams.push(stream);
+        if (frame.payload.query.includes(PACED_NAME)) return paced(socket, stream, pad);
         mine.set(frame.id, stream);
-        pump(socket, stream, pad);
-      } else if (frame.type === 'complete') mine.get(frame.id)!.ended = true;
+        start();
+      } else if (frame.type === 'complete') {
+        const stream = mine.get(frame.id);
+        if (stream) stream.ended = true;
+        mine.delete(frame.id);
+      }
     });
     socket.addEventListener('close', () => {
       for (const stream of mine.values()) stream.ended = true;

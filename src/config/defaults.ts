@@ -118,9 +118,9 @@ export const DEFAULTS = {
 
   // WebSocket relay flow control (issue 20; not spec numbers)
   /** A leg whose unsent bytes pass this stops reading the other leg (TCP pushes back) ... */
-  wsHighWaterBytes: 256 * 1024,
+  wsHighWaterBytes: 512 * 1024,
   /** ... and resumes once they are back at or below this. */
-  wsLowWaterBytes: 64 * 1024,
+  wsLowWaterBytes: 128 * 1024,
   /** A leg whose unsent bytes stay above the high-water mark this long is closed 1013. */
   wsStallTimeoutMs: 30_000,
   /**
@@ -130,7 +130,11 @@ export const DEFAULTS = {
   wsBufferCapBytes: 24 * 1024 * 1024,
   /** Room above one upstream frame for its re-serialised size (the cap's floor). */
   wsFrameSlackBytes: 64 * 1024,
-  /** How often a paused leg's unsent bytes are read back (resume or stall). */
+  /**
+   * A paused leg's unsent bytes are read back this soon (ms), then twice as late each time, at
+   * most every `wsFlowPollMs` (resume or stall).
+   */
+  wsFlowFirstPollMs: 1,
   wsFlowPollMs: 20,
 
   // Resource fence

@@ -6,7 +6,10 @@
  * unsent bytes (`bufferedAmount`) are read:
  * - past the high-water mark the source stops being read (`pause`, where the transport can:
  *   its frames then stay in the kernel and TCP pushes back to the sender) and the sink is read
- *   back every `flowPollMs`; at or below the low-water mark the source is read again;
+ *   back after 1 ms, then after twice as long each time, at most every `flowPollMs` (no
+ *   transport reports a drain: a sink that drains at once, as Deno's upgraded socket does
+ *   between its one-at-a-time writes, resumes within a millisecond or two, and a stalled one
+ *   costs a timer every `flowPollMs`); at or below the low-water mark the source is read again;
  * - a sink that passed the high-water mark and is not back at the low-water mark within
  *   `stallTimeoutMs` (a consumer draining less than high - low bytes in that time), or passes
  *   `bufferCapBytes` (at once, also where the source cannot be paused), is *stalled*: the
@@ -14,8 +17,12 @@
  * Pausing never drops, duplicates or reorders a frame: frames the source already read are
  * still written, in order.
  */
+import { DEFAULTS } from '../config/defaults.ts';
 import type { Counters, SocketTimers, TimerName } from './counters.ts';
 import type { RelayLimits } from './limits.ts';
+
+/** The first read-back after a pause, ms (then doubling up to `flowPollMs`). */
+const FIRST_POLL_MS = DEFAULTS.wsFlowFirstPollMs;
 
 /** The leg a direction reads from: pausable where the transport offers it. */
 export interface FlowSource {
@@ -50,6 +57,7 @@ export class FlowDirection {
   #sink: FlowSink;
   #ctx: FlowContext;
   #pausedAt = -1;
+  #pollMs = 1;
   #over = false;
 
   /** Binds a source and a sink; nothing is paused yet. */
@@ -87,15 +95,18 @@ export class FlowDirection {
     this.#pausedAt = now();
     counters.pausedLegs++;
     this.#source.pause?.();
-    timers.every(pollTimer, limits.flowPollMs, () => this.#poll());
+    this.#pollMs = Math.min(FIRST_POLL_MS, limits.flowPollMs);
+    timers.once(pollTimer, this.#pollMs, () => this.#poll());
   }
 
   #poll(): void {
-    const { limits, now } = this.#ctx;
+    const { limits, now, timers, pollTimer } = this.#ctx;
     const queued = this.#sink.bufferedAmount();
     if (queued > limits.bufferCapBytes) return this.#stall('cap');
     if (queued <= limits.lowWaterBytes) return this.#resume();
     if (now() - this.#pausedAt >= limits.stallTimeoutMs) return this.#stall('timeout');
+    this.#pollMs = Math.min(this.#pollMs * 2, limits.flowPollMs);
+    timers.once(pollTimer, this.#pollMs, () => this.#poll());
   }
 
   #resume(): void {

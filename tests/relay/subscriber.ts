@@ -33,11 +33,12 @@ export interface Subscriber {
 
 /**
  * Opens a socket to `url` (ws://.../svc/graphql), sends connection_init; on an ack subscribes
- * to the flood on id 's'. Resolves once the ack came (`admitted` true), or with the close when
+ * to `query` (default: the flood) on id 's'. Resolves once the ack came (`admitted` true), or with the close when
  * the gateway refused the socket instead (`admitted` false, e.g. 4429).
  */
 export async function subscribe(
   url: string,
+  query = FLOOD_QUERY,
 ): Promise<{ admitted: true; subscriber: Subscriber } | { admitted: false; code: number }> {
   const ws = new WsClient(url, 'graphql-transport-ws', { perMessageDeflate: false });
   const state: SubscriberState = { received: 0, last: -1, outOfOrder: 0, close: null };
@@ -64,7 +65,7 @@ export async function subscribe(
   ws.send(JSON.stringify({
     id: 's',
     type: 'subscribe',
-    payload: { query: FLOOD_QUERY, variables: { botID: WORLD_IDS.bot1 } },
+    payload: { query, variables: { botID: WORLD_IDS.bot1 } },
   }));
   return {
     admitted: true,
@@ -79,8 +80,8 @@ export async function subscribe(
 }
 
 /** `subscribe`, requiring admission. */
-export async function admittedSubscriber(url: string): Promise<Subscriber> {
-  const opened = await subscribe(url);
+export async function admittedSubscriber(url: string, query = FLOOD_QUERY): Promise<Subscriber> {
+  const opened = await subscribe(url, query);
   if (!opened.admitted) throw new Error(`the gateway refused the socket: ${opened.code}`);
   return opened.subscriber;
 }
