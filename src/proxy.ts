@@ -167,6 +167,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       restMaxConcurrent: config.restMaxConcurrent,
       relaySockets: relayStats.sockets,
       relaySubscriptions: relayStats.subscriptions,
+      relayPausedLegs: relayStats.pausedLegs,
       resourceBindings: core.resourceFence.size,
       tenantsTracked: core.tenants.size,
       sharedLimitsFallback: tenants.fallback ? 1 : 0,

@@ -6,15 +6,17 @@
  * request on Deno 2.9; undici's dispatch needs neither. The service's other calls keep fetch.
  */
 import type { PostText } from '../../src/upstream/outbound.ts';
-import { openWebSocketUpstream, type UpstreamFactory } from '../../src/ws/mod.ts';
+import { openWsUpstream, type UpstreamFactory } from '../../src/ws/mod.ts';
 import { proxyAwarePostText } from '../node/outbound.ts';
 
 /**
  * The host hooks the Deno host passes to createSvcProxy: the forward above, and the relay's
- * upstream leg on Deno's own WebSocket client where no outbound proxy applies (issue 13: about
- * half the memory per idle socket of the `ws` client over Deno's node:net; the relay enforces the
- * upstream frame ceiling itself). Through a proxy the leg stays on `ws` over a CONNECT tunnel.
+ * upstream leg on the `ws` client over Deno's node:net (issue 20). Deno's own WebSocket client
+ * took about half the memory per idle socket (issue 13), but it cannot stop reading: with it, a
+ * browser that stops reading made the gateway buffer everything the upstream sent (about
+ * 25 MB/s per stalled socket). `ws` can pause the leg, so TCP pushes back to the upstream; the
+ * figures that decided it are in the issue-20 report (README "Relay flow control").
  */
 export function denoOutbound(): { postText: PostText; upstreamSocket: UpstreamFactory } {
-  return { postText: proxyAwarePostText(), upstreamSocket: openWebSocketUpstream };
+  return { postText: proxyAwarePostText(), upstreamSocket: openWsUpstream };
 }

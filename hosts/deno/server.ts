@@ -30,8 +30,7 @@ export function denoHandler(proxy: SvcProxy) {
       if (decision.kind === 'accept') {
         const { socket, response } = Deno.upgradeWebSocket(request, {
           protocol: decision.protocol,
-          // Deno pings the browser and closes a socket that stops answering (seconds)
-          idleTimeout: 30,
+          idleTimeout: browserIdleTimeoutS(proxy),
         });
         proxy.acceptSocket(adaptWebSocket(socket));
         return response;
@@ -51,6 +50,18 @@ export function denoHandler(proxy: SvcProxy) {
     const response = await proxy.handle(request, conn);
     return response === null ? plainResponse(404, 'Not Found') : responseFor(request, response);
   };
+}
+
+/**
+ * The browser leg's keepalive (issue 23) as Deno's `idleTimeout`, in seconds. Deno pings a
+ * browser silent for half of it and closes (1001) one that sent nothing in the other half, so
+ * the sum of the configured silence and pong wait (socketPingIntervalMs + socketPongTimeoutMs,
+ * WS_PING_INTERVAL_MS + WS_PONG_TIMEOUT_MS) bounds how long a vanished browser holds its slots,
+ * as on the `ws` legs. (A browser that stopped reading with full buffers is not reached by the
+ * ping; flow control's stall close handles it, src/ws/flow.ts.)
+ */
+export function browserIdleTimeoutS(proxy: SvcProxy): number {
+  return (proxy.config.socketPingIntervalMs + proxy.config.socketPongTimeoutMs) / 1000;
 }
 
 /**

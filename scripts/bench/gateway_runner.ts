@@ -6,6 +6,9 @@
  *   (the sandbox's `appOperations()`, the same texts the bench sends): SPEC "Document checks in
  *   detail", document registry.
  * - SVC_BENCH_ALLOWED_BOT_IDS: option `allowedBotIds`, 'any' or a comma-separated list.
+ * - SVC_BENCH_UPSTREAM_LEG=web: the relay's upstream leg on Deno's own WebSocket client (the
+ *   leg before issue 20; it cannot pause) instead of the host's `ws` one, for the relay
+ *   scenario's comparison.
  *
  * Everything else comes from the environment as with `deno task serve` (SVC_TOKEN,
  * SVC_API_BASE, SVC_RESOURCE_FENCE, HOST, PORT). Prints the startup lines, then
@@ -15,6 +18,7 @@ import { createSvcProxy, type SvcProxyOptions } from '../../mod.ts';
 import { bindAddress, isLoopbackBind } from '../../hosts/env.ts';
 import { serveDeno } from '../../hosts/deno/server.ts';
 import { denoOutbound } from '../../hosts/deno/outbound.ts';
+import { openWebSocketUpstream } from '../../src/ws/mod.ts';
 import { appOperations } from '../sandbox/mod.ts';
 
 /** The options SVC_BENCH_REGISTRY and SVC_BENCH_ALLOWED_BOT_IDS describe. */
@@ -26,6 +30,7 @@ export function runnerOptions(env: Record<string, string | undefined>): SvcProxy
   const bots = env.SVC_BENCH_ALLOWED_BOT_IDS?.trim();
   if (bots === 'any') options.allowedBotIds = 'any';
   else if (bots) options.allowedBotIds = bots.split(',').map((id) => id.trim());
+  if (env.SVC_BENCH_UPSTREAM_LEG === 'web') options.upstreamSocket = openWebSocketUpstream;
   return options;
 }
 
@@ -33,7 +38,7 @@ if (import.meta.main) {
   const env = Deno.env.toObject();
   const { host, port } = bindAddress(env);
   const proxy = createSvcProxy(
-    { ...runnerOptions(env), loopbackOnly: isLoopbackBind(host), ...denoOutbound() },
+    { loopbackOnly: isLoopbackBind(host), ...denoOutbound(), ...runnerOptions(env) },
     env,
   );
   for (const line of proxy.startupLines) console.log(line);

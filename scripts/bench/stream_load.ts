@@ -4,10 +4,28 @@
  * as the upstream emits them; the figure is events received per second. There is no per-event
  * latency (events carry no send time), so p50/p99/mean are NaN.
  */
-import type { Client } from 'graphql-ws';
+import { type Client, createClient } from 'graphql-ws';
+import { WebSocket as WsClient } from 'ws';
 import { cpuTimeMs } from './proc.ts';
 import type { Measurement } from './scenario.ts';
-import { openClient, type SocketPayload, type SocketTarget } from './socket_load.ts';
+import type { SocketPayload, SocketTarget } from './socket_load.ts';
+
+/**
+ * A graphql-ws client on the `ws` package: it reads its TCP socket only as fast as it handles
+ * the frames, so an upstream that streams as fast as its socket drains (the relay scenario's
+ * flood upstream) is paced by this client. Deno's WebSocket client reads ahead without bound (the
+ * bench process grew to 780 MB and fell minutes behind against the flood).
+ */
+function openClient(url: string, initPayload: Record<string, unknown>): Client {
+  return createClient({
+    url,
+    webSocketImpl: WsClient,
+    connectionParams: initPayload,
+    retryAttempts: 0,
+    lazy: false,
+    onNonLazyError: () => {},
+  });
+}
 
 /** What one streaming run subscribes to and where. */
 export interface StreamLoadSpec extends SocketTarget {

@@ -98,8 +98,13 @@ export const DEFAULTS = {
   heldFramesBehindLookup: 64,
   subscriptionsPerSocket: 128,
   socketLifeMs: 60 * 60_000,
-  /** Keepalive period on both relay legs (not a spec number): a leg silent one period after a ping is dead. */
+  /**
+   * Keepalive on both relay legs (not spec numbers; issue 23): a leg silent this long is pinged
+   * (WS_PING_INTERVAL_MS) ...
+   */
   socketPingIntervalMs: 30_000,
+  /** ... and dropped when nothing (a pong or any frame) comes back this long after the ping. */
+  socketPongTimeoutMs: 10_000,
   /** Wait for the upstream's connection_ack after it opened (not a spec number); then 1012. */
   upstreamAckTimeoutMs: 10_000,
   /**
@@ -110,6 +115,27 @@ export const DEFAULTS = {
   socketCloseQuietMs: 50,
   /** ... and at most this long (the oversize rule's 250 ms), then closes anyway. */
   socketCloseLingerMs: 250,
+
+  // WebSocket relay flow control (issue 20; not spec numbers)
+  /** A leg whose unsent bytes pass this stops reading the other leg (TCP pushes back) ... */
+  wsHighWaterBytes: 512 * 1024,
+  /** ... and resumes once they are back at or below this. */
+  wsLowWaterBytes: 128 * 1024,
+  /** A leg whose unsent bytes stay above the high-water mark this long is closed 1013. */
+  wsStallTimeoutMs: 30_000,
+  /**
+   * A leg whose unsent bytes pass this is closed 1013 at once. Never below the high-water mark
+   * plus one upstream frame at its ceiling plus `wsFrameSlackBytes` (the relay raises it).
+   */
+  wsBufferCapBytes: 24 * 1024 * 1024,
+  /** Room above one upstream frame for its re-serialised size (the cap's floor). */
+  wsFrameSlackBytes: 64 * 1024,
+  /**
+   * A paused leg's unsent bytes are read back this soon (ms), then twice as late each time, at
+   * most every `wsFlowPollMs` (resume or stall).
+   */
+  wsFlowFirstPollMs: 1,
+  wsFlowPollMs: 20,
 
   // Resource fence
   resourceBindings: 50_000,
@@ -201,6 +227,13 @@ export const CEILING_OPTIONS = [
   ['graphqlMaxTokens', 'GRAPHQL_MAX_TOKENS'],
   ['wsMaxSockets', 'WS_MAX_SOCKETS'],
   ['wsPreAuthSockets', 'WS_PRE_AUTH_SOCKETS'],
+  ['socketPingIntervalMs', 'WS_PING_INTERVAL_MS'],
+  ['socketPongTimeoutMs', 'WS_PONG_TIMEOUT_MS'],
+  ['wsHighWaterBytes', 'WS_HIGH_WATER_BYTES'],
+  ['wsLowWaterBytes', 'WS_LOW_WATER_BYTES'],
+  ['wsStallTimeoutMs', 'WS_STALL_TIMEOUT_MS'],
+  ['wsBufferCapBytes', 'WS_BUFFER_CAP_BYTES'],
+  ['wsFlowPollMs', 'WS_FLOW_POLL_MS'],
   ['tenantRequestsPerMinute', 'TENANT_REQUESTS_PER_MINUTE'],
   ['tenantMaxSockets', 'TENANT_MAX_SOCKETS'],
   ['timeoutMs', null],

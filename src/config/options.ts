@@ -77,6 +77,14 @@ export interface SvcProxyOptions {
   graphqlMaxTokens?: NumberLike;
   wsMaxSockets?: NumberLike;
   wsPreAuthSockets?: NumberLike;
+  /** Relay keepalive and flow control (issue 20, 23; WS_PING_INTERVAL_MS ... WS_FLOW_POLL_MS). */
+  socketPingIntervalMs?: NumberLike;
+  socketPongTimeoutMs?: NumberLike;
+  wsHighWaterBytes?: NumberLike;
+  wsLowWaterBytes?: NumberLike;
+  wsStallTimeoutMs?: NumberLike;
+  wsBufferCapBytes?: NumberLike;
+  wsFlowPollMs?: NumberLike;
   tenantRequestsPerMinute?: NumberLike;
   tenantMaxSockets?: NumberLike;
   resourceFence?: string;

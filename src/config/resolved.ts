@@ -67,6 +67,15 @@ export interface ResolvedConfig {
   graphqlMaxTokens: number;
   wsMaxSockets: number;
   wsPreAuthSockets: number;
+  /** Relay keepalive (ms): silence before a ping, wait for its pong (issue 23). */
+  socketPingIntervalMs: number;
+  socketPongTimeoutMs: number;
+  /** Relay flow control (issue 20): bytes, ms. */
+  wsHighWaterBytes: number;
+  wsLowWaterBytes: number;
+  wsStallTimeoutMs: number;
+  wsBufferCapBytes: number;
+  wsFlowPollMs: number;
   tenantRequestsPerMinute: number;
   tenantMaxSockets: number;
   resourceFence: ResourceFenceMode;

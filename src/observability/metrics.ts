@@ -16,8 +16,9 @@
  * - `svc_relay_frames_total`: next frames relayed to browsers.
  * - `svc_shared_limits_calls_total{fn}`, `svc_shared_limits_fallbacks_total` and the gauge
  *   `svc_shared_limits_fallback`: the shared tenant limits' backend calls and outages (issue 21).
+ * - `svc_relay_stall_closes_total{leg,cause}`: sockets closed 1013 by flow control (issue 20).
  * - gauges read at scrape time: in-flight GraphQL and REST calls and their ceilings, relay
- *   sockets and subscriptions, resource-fence bindings held, tenant buckets tracked.
+ *   sockets, subscriptions and paused directions, resource-fence bindings held, tenant buckets tracked.
  */
 import { DEFAULTS } from '../config/defaults.ts';
 
@@ -29,6 +30,8 @@ export interface MetricGauges {
   restMaxConcurrent: number;
   relaySockets: number;
   relaySubscriptions: number;
+  /** Relay directions paused by flow control now (issue 20). */
+  relayPausedLegs: number;
   resourceBindings: number;
   tenantsTracked: number;
   /** 1 while shared tenant limits fell back to per-process ones (issue 21), else 0. */
@@ -51,6 +54,8 @@ export interface Metrics {
   sharedLimitsCall(fn: string): void;
   /** Shared tenant limits fell back to per-process ones (the backend did not answer). */
   sharedLimitsFallback(): void;
+  /** One relay socket closed by flow control: the leg that did not drain, and why (issue 20). */
+  stallClose(leg: 'browser' | 'upstream', cause: 'timeout' | 'cap'): void;
   /** The exposition text, gauges read now. */
   render(gauges: MetricGauges): string;
 }
@@ -107,6 +112,7 @@ export function createMetrics(): Metrics {
   let frames = 0;
   const sharedCalls = new Map<string, number>();
   let sharedFallbacks = 0;
+  const stalls = new Map<string, number>();
   const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   return {
     request(route, status) {
@@ -143,6 +149,9 @@ export function createMetrics(): Metrics {
     },
     sharedLimitsFallback() {
       sharedFallbacks++;
+    },
+    stallClose(leg, cause) {
+      bump(stalls, `leg="${label(leg)}",cause="${label(cause)}"`);
     },
     render(g) {
       return [
@@ -182,6 +191,11 @@ export function createMetrics(): Metrics {
           '1 while tenant limits are per-process for want of a backend answer.',
           g.sharedLimitsFallback ?? 0,
         ),
+        ...counterLines(
+          'svc_relay_stall_closes_total',
+          'Relay sockets closed 1013 by flow control: the leg that did not drain, and why.',
+          stalls,
+        ),
         ...gaugeLines('svc_graphql_in_flight', 'GraphQL calls in flight.', g.graphqlInFlight),
         ...gaugeLines('svc_graphql_max_concurrent', 'Their ceiling.', g.graphqlMaxConcurrent),
         ...gaugeLines('svc_rest_in_flight', 'REST upload calls in flight.', g.restInFlight),
@@ -191,6 +205,11 @@ export function createMetrics(): Metrics {
           'svc_relay_subscriptions',
           'Subscriptions relayed now.',
           g.relaySubscriptions,
+        ),
+        ...gaugeLines(
+          'svc_relay_paused',
+          'Relay directions paused by flow control (a leg not read while the other drains).',
+          g.relayPausedLegs,
         ),
         ...gaugeLines('svc_resource_bindings', 'Resource-fence bindings held.', g.resourceBindings),
         ...gaugeLines('svc_tenants_tracked', 'Tenant buckets tracked.', g.tenantsTracked),

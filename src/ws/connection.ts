@@ -16,6 +16,7 @@ import {
   parseBrowserFrame,
   serialiseSignal,
 } from './frames.ts';
+import { FlowDirection, type StallCause } from './flow.ts';
 import { Heartbeat } from './heartbeat.ts';
 import { InboundQueue } from './inbound.ts';
 import type { RelayLimits } from './limits.ts';
@@ -63,6 +64,9 @@ export class Connection {
   #browserGone!: () => void;
   #browserClosed: Promise<void>;
   #browserBeat: Heartbeat | null = null;
+  /** Flow control, once the upstream leg exists: upstream → browser, browser → upstream. */
+  #down: FlowDirection | null = null;
+  #up: FlowDirection | null = null;
 
   /** Takes over an upgraded browser socket; counts it and starts the init and life timers. */
   constructor(browser: RelaySocket, ctx: ConnectionContext) {
@@ -71,7 +75,7 @@ export class Connection {
     const { limits, counters } = ctx;
     this.#timers = new SocketTimers(counters);
     this.#queue = new InboundQueue(counters, limits);
-    this.#subs = new Subscriptions(counters, (text) => this.#browser.send(text), ctx);
+    this.#subs = new Subscriptions(counters, (text) => this.#sendBrowser(text), ctx);
     this.#acceptedAt = ctx.now();
     this.#browserClosed = new Promise((resolve) => this.#browserGone = resolve);
     counters.sockets++;
@@ -97,16 +101,75 @@ export class Connection {
     this.#finish({ code, reason });
   }
 
-  /** WebSocket-level keepalive toward the browser, where the transport can ping and drop. */
+  /**
+   * WebSocket-level keepalive toward the browser, where the transport can ping and drop
+   * (issue 23): a browser silent pingIntervalMs is pinged, and terminated when nothing comes
+   * back within pongTimeoutMs; its counts are released at once. Not while its reading is
+   * paused (the pong could not be read). Deno's upgraded socket does this itself (idleTimeout).
+   */
   #keepBrowserAlive(): void {
     const b = this.#browser;
     if (!b.ping || !b.onPong || !b.terminate) return;
-    const beat = this.#browserBeat = new Heartbeat(() => {
-      b.ping!();
-      return true;
-    }, () => this.#finish(CLOSE.goingAway, true));
+    const beat = this.#browserBeat = new Heartbeat({
+      timers: this.#timers,
+      names: { silence: 'browserKeepalive', pong: 'browserPong' },
+      limits: this.#ctx.limits,
+      now: this.#ctx.now,
+      ping: () => {
+        if (this.#up?.paused) return false;
+        b.ping!();
+        return true;
+      },
+      dead: () => this.#finish(CLOSE.goingAway, true),
+    });
     b.onPong(() => beat.alive());
-    this.#timers.every('browserKeepalive', this.#ctx.limits.pingIntervalMs, () => beat.tick());
+    beat.start();
+  }
+
+  /** Sends one frame to the browser, then lets flow control read its unsent bytes. */
+  #sendBrowser(text: string): void {
+    this.#browser.send(text);
+    this.#down?.written();
+  }
+
+  /** Sends one frame upstream, then lets flow control read the leg's unsent bytes. */
+  #sendUpstream(text: string): void {
+    this.#leg!.send(text);
+    this.#up?.written();
+  }
+
+  /**
+   * Flow control both ways (issue 20, `flow.ts`): a browser slow to read pauses the upstream
+   * leg; an upstream slow to read pauses the browser where its transport can (`ws`), else the
+   * browser's frames wait in the leg's buffer up to the same bounds. Past them: 1013.
+   */
+  #startFlow(leg: UpstreamLeg): void {
+    const { limits, counters, now, deps } = this.#ctx;
+    const stalled = (side: 'browser' | 'upstream') => (cause: StallCause) => {
+      this.#ctx.log(`ws relay: ${side} stalled (${cause}); socket closed`);
+      try {
+        deps.stallClosed?.(side, cause);
+      } catch { /* a metrics seam never stops the close */ }
+      this.#finish(side === 'browser' ? CLOSE.browserStalled : CLOSE.upstreamStalled);
+    };
+    const base = { limits, counters, timers: this.#timers, now };
+    this.#down = new FlowDirection(leg, this.#browser, {
+      ...base,
+      pollTimer: 'upstreamFlow',
+      stalled: stalled('browser'),
+    });
+    const browser = this.#browser;
+    this.#up = new FlowDirection(
+      {
+        pause: () => browser.pause?.(),
+        resume: () => {
+          browser.resume?.();
+          this.#browserBeat?.alive();
+        },
+      },
+      leg,
+      { ...base, pollTimer: 'browserFlow', stalled: stalled('upstream') },
+    );
   }
 
   #fromBrowser(text: string | null, bytes: number): void {
@@ -198,16 +261,18 @@ export class Connection {
       timers: this.#timers,
       rewriteCloseReason: (reason) => deps.rewriteCloseReason(reason),
       log,
+      now: this.#ctx.now,
     }, {
       ready: (ackPayload) => {
         if (this.#state !== 'opening') return;
         this.#state = 'ready';
-        this.#browser.send(serialiseSignal('connection_ack', ackPayload));
+        this.#sendBrowser(serialiseSignal('connection_ack', ackPayload));
         this.#pump();
       },
       message: (message) => this.#subs.fromUpstream(message, this.#token),
       gone: (close) => this.#upstreamGone(close),
     });
+    this.#startFlow(this.#leg);
     this.#leg.open(token);
   }
 
@@ -244,14 +309,13 @@ export class Connection {
   }
 
   #toUpstream(message: BrowserMessage): void {
-    const leg = this.#leg!;
     switch (message.type) {
       case 'ping':
       case 'pong':
-        return leg.send(serialiseSignal(message.type, message.payload));
+        return this.#sendUpstream(serialiseSignal(message.type, message.payload));
       case 'complete': {
         const text = this.#subs.completeFromBrowser(message.id);
-        if (text) leg.send(text);
+        if (text) this.#sendUpstream(text);
         return;
       }
       case 'subscribe':
@@ -282,7 +346,7 @@ export class Connection {
   #settled(outcome: CheckOutcome): void {
     if (this.#state === 'closed') return;
     if (outcome.kind === 'close') return this.#finish(outcome.close);
-    if (outcome.kind === 'forward') this.#leg!.send(outcome.text);
+    if (outcome.kind === 'forward') this.#sendUpstream(outcome.text);
   }
 
   #leavePreAuth(): void {
@@ -300,6 +364,8 @@ export class Connection {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
     const { counters } = this.#ctx;
+    this.#down?.stop();
+    this.#up?.stop();
     this.#timers.clearAll();
     this.#queue.clear();
     this.#subs.clear();

@@ -20,11 +20,21 @@ export function newCounters(): Counters {
     subscriptions: 0,
     timers: 0,
     heldFrames: 0,
+    pausedLegs: 0,
   };
 }
 
 /** A named timer slot of one socket (at most one pending timer per name). */
-export type TimerName = 'init' | 'life' | 'ack' | 'upstreamKeepalive' | 'browserKeepalive';
+export type TimerName =
+  | 'init'
+  | 'life'
+  | 'ack'
+  | 'upstreamKeepalive'
+  | 'upstreamPong'
+  | 'browserKeepalive'
+  | 'browserPong'
+  | 'browserFlow'
+  | 'upstreamFlow';
 
 /**
  * The timers of one socket, at most one per name, counted in `counters.timers`. Setting a

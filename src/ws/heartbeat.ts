@@ -1,37 +1,70 @@
 /**
- * Dead-peer detection for one leg of the relay.
+ * Dead-peer detection for one leg of the relay (issue 23: a browser that vanishes without a
+ * close must not hold its socket and tenant slots for the socket's life).
  *
- * Serves the issue's "pings and pongs work on both legs; a dead upstream is noticed": on each
- * keepalive tick the leg is pinged; if nothing at all (no pong, no frame) came back by the
- * next tick, the leg is dead.
+ * A leg silent for `pingIntervalMs` (nothing received: no frame, no pong) is pinged; when
+ * nothing at all comes back within `pongTimeoutMs` of that ping, the leg is dead. Hearing from
+ * the leg costs a clock read; the timers are the socket's own ({@link SocketTimers}).
  */
+import type { SocketTimers, TimerName } from './counters.ts';
 
-/** One leg's keepalive state, driven by a periodic timer the owner holds. */
+/** What a heartbeat needs: its two timer slots, the periods, the clock and the leg's hooks. */
+export interface HeartbeatOptions {
+  timers: SocketTimers;
+  /** Timer slot of the silence check, and of the pong wait. */
+  names: { silence: TimerName; pong: TimerName };
+  /** Silence before a ping (ms), and the wait for anything back after it (ms). */
+  limits: { pingIntervalMs: number; pongTimeoutMs: number };
+  now(): number;
+  /** Sends a ping; false when the leg cannot ping yet (it is then not suspected). */
+  ping(): boolean;
+  /** Called once the leg missed its pong wait. */
+  dead(): void;
+}
+
+/** One leg's keepalive; {@link start} arms it, {@link stop} (or the socket's clearAll) ends it. */
 export class Heartbeat {
+  #o: HeartbeatOptions;
+  #lastHeard: number;
   #awaiting = false;
-  #ping: () => boolean;
-  #dead: () => void;
 
-  /**
-   * `ping` sends a ping and says whether one was sent (a leg that cannot ping yet is not
-   * suspected); `dead` is called once the leg missed a whole period.
-   */
-  constructor(ping: () => boolean, dead: () => void) {
-    this.#ping = ping;
-    this.#dead = dead;
+  /** Prepares the heartbeat; nothing is scheduled before {@link start}. */
+  constructor(options: HeartbeatOptions) {
+    this.#o = options;
+    this.#lastHeard = options.now();
   }
 
-  /** One keepalive period passed. */
-  tick(): void {
-    if (this.#awaiting) {
-      this.#dead();
-      return;
-    }
-    this.#awaiting = this.#ping();
+  /** Starts watching for silence from now. */
+  start(): void {
+    this.#lastHeard = this.#o.now();
+    this.#o.timers.once(this.#o.names.silence, this.#o.limits.pingIntervalMs, () => this.#check());
   }
 
   /** Something (a pong or any frame) came from the leg. */
   alive(): void {
+    this.#lastHeard = this.#o.now();
+    if (!this.#awaiting) return;
     this.#awaiting = false;
+    this.#o.timers.clear(this.#o.names.pong);
+  }
+
+  /** Stops both timers. */
+  stop(): void {
+    this.#o.timers.clear(this.#o.names.silence);
+    this.#o.timers.clear(this.#o.names.pong);
+  }
+
+  #check(): void {
+    const { timers, names, limits, now } = this.#o;
+    const silentFor = now() - this.#lastHeard;
+    if (silentFor < limits.pingIntervalMs) {
+      timers.once(names.silence, limits.pingIntervalMs - silentFor, () => this.#check());
+      return;
+    }
+    if (!this.#awaiting && this.#o.ping()) {
+      this.#awaiting = true;
+      timers.once(names.pong, limits.pongTimeoutMs, () => this.#o.dead());
+    }
+    timers.once(names.silence, limits.pingIntervalMs, () => this.#check());
   }
 }

@@ -27,8 +27,20 @@ export const SOCKET_LIMITS = {
   subscriptionsPerSocket: DEFAULTS.subscriptionsPerSocket,
   /** Socket life in ms (or the session's exp, whichever is sooner); then close 1012. */
   socketLifeMs: DEFAULTS.socketLifeMs,
-  /** Keepalive period in ms on both legs (not a spec number). */
+  /** Keepalive: a leg silent this long (ms) is pinged (not a spec number; issue 23) ... */
   pingIntervalMs: DEFAULTS.socketPingIntervalMs,
+  /** ... and dropped when nothing came back this long (ms) after the ping. */
+  pongTimeoutMs: DEFAULTS.socketPongTimeoutMs,
+  /** Flow control (issue 20): unsent bytes on a leg past which the other leg stops being read. */
+  highWaterBytes: DEFAULTS.wsHighWaterBytes,
+  /** Unsent bytes at or below which reading resumes (at most the high-water mark). */
+  lowWaterBytes: DEFAULTS.wsLowWaterBytes,
+  /** A leg above the high-water mark this long (ms) closes the socket 1013. */
+  stallTimeoutMs: DEFAULTS.wsStallTimeoutMs,
+  /** Unsent bytes past which the socket closes 1013 at once (raised to admit one upstream frame). */
+  bufferCapBytes: DEFAULTS.wsBufferCapBytes,
+  /** How often (ms) a paused leg's unsent bytes are read back. */
+  flowPollMs: DEFAULTS.wsFlowPollMs,
   /** Wait in ms for the upstream's connection_ack after it opened (not a spec number); then 1012. */
   upstreamAckTimeoutMs: DEFAULTS.upstreamAckTimeoutMs,
 } as const;
@@ -57,9 +69,18 @@ export const RELAY_OPTION_DEFAULTS: RelayOptions = {
 export type RelayLimits = RelayOptions & SocketLimits;
 
 /**
+ * The smallest hard cap of unsent bytes (issue 20): the high-water mark plus one upstream frame
+ * at its ceiling plus room for its re-serialisation, so a single legal frame never trips it.
+ */
+export function minimumBufferCap(limits: SocketLimits): number {
+  return limits.highWaterBytes + limits.upstreamFrameBytes + DEFAULTS.wsFrameSlackBytes;
+}
+
+/**
  * Builds the relay's limits: the given options over the fixed ceilings. A value that is not a
  * positive finite number falls back to its default (SPEC "Options": "a ceiling given as
- * something other than a positive number falls back to the default").
+ * something other than a positive number falls back to the default"). The low-water mark is
+ * kept at or below the high-water mark and the cap at or above {@link minimumBufferCap}.
  */
 export function relayLimits(given: Partial<RelayLimits> = {}): RelayLimits {
   const base: RelayLimits = { ...RELAY_OPTION_DEFAULTS, ...SOCKET_LIMITS };
@@ -68,5 +89,7 @@ export function relayLimits(given: Partial<RelayLimits> = {}): RelayLimits {
     const value = given[key];
     if (typeof value === 'number' && Number.isFinite(value) && value > 0) out[key] = value;
   }
+  out.lowWaterBytes = Math.min(out.lowWaterBytes, out.highWaterBytes);
+  out.bufferCapBytes = Math.max(out.bufferCapBytes, minimumBufferCap(out));
   return Object.freeze(out);
 }

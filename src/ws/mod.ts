@@ -30,6 +30,7 @@ export {
 export { admitWithoutGate } from './gate_off.ts';
 export { classifyUpgrade, isWebSocketUpgrade, offersRelaySubprotocol } from './upgrade.ts';
 export {
+  minimumBufferCap,
   RELAY_OPTION_DEFAULTS,
   type RelayLimits,
   relayLimits,

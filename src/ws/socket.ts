@@ -35,6 +35,18 @@ export interface RelaySocket {
   onPong?(cb: () => void): void;
   /** Drops the connection without a closing handshake (dead peer), where offered. */
   terminate?(): void;
+  /**
+   * Bytes given to `send` and not yet handed to the operating system (issue 20: flow control
+   * reads it after each send and while paused). 0 once closed.
+   */
+  bufferedAmount(): number;
+  /**
+   * Stops reading the peer (its frames stay in the kernel, so TCP pushes back), where the
+   * transport can; a few frames already read may still arrive. Idempotent.
+   */
+  pause?(): void;
+  /** Starts reading again after {@link pause}. Idempotent. */
+  resume?(): void;
 }
 
 /** The upstream leg: a relay socket that also reports when it opened. */
@@ -85,7 +97,9 @@ export const CLOSE_LINGER: CloseLinger = {
  * Adapts a Web-standard WebSocket (Deno's upgraded socket, Deno's or a browser's client) to
  * {@link UpstreamSocket}. No WebSocket-level ping here: the Web API has none, so the Deno host
  * sets `idleTimeout` on `Deno.upgradeWebSocket` and the relay pings an upstream of this kind
- * with protocol `ping` frames.
+ * with protocol `ping` frames. No pause either (the Web API cannot stop reading): flow control
+ * reads `bufferedAmount` (Deno's upgraded socket counts the bytes it has not yet written to
+ * the TCP socket; measured, issue 20) and closes past its bounds instead of pausing.
  *
  * `role` says which end this is. A close asked for while a server socket is still connecting
  * is applied as soon as it opens (Deno ignores a close in that state); a client socket that is
@@ -162,6 +176,7 @@ export function adaptWebSocket(
     onOpen(cb) {
       ws.addEventListener('open', () => cb());
     },
+    bufferedAmount: () => ws.bufferedAmount,
   };
 }
 

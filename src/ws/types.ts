@@ -92,6 +92,11 @@ export interface RelayDeps {
   traceSubscription?(): () => void;
   /** Optional: called once per next frame relayed to the browser (the metrics seam). */
   frameRelayed?(): void;
+  /**
+   * Optional: called once per socket closed by flow control (issue 20): `leg` is the one that
+   * did not drain ('browser': a stalled subscriber; 'upstream'), `cause` why (the metrics seam).
+   */
+  stallClosed?(leg: 'browser' | 'upstream', cause: 'timeout' | 'cap'): void;
   /** The same rewriting for an upstream close reason that passes through (4000-4999). */
   rewriteCloseReason(reason: string): string;
   /** Opens the upstream leg (default: the `ws` package client, `openWsUpstream`). */
@@ -116,6 +121,11 @@ export interface RelayStats {
   timers: number;
   /** Browser frames held (before the upstream opened or behind a pending check). */
   heldFrames: number;
+  /**
+   * Directions paused by flow control now (issue 20): a socket whose browser is slow pauses its
+   * upstream leg, one whose upstream is slow pauses its browser leg (where it can be paused).
+   */
+  pausedLegs: number;
 }
 
 /** The relay, as a host uses it. */

@@ -45,6 +45,7 @@ export interface UpstreamLegContext {
   timers: SocketTimers;
   rewriteCloseReason(reason: string): string;
   log(line: string): void;
+  now(): number;
 }
 
 /** One upstream socket, from open to close; every counter and timer it takes it gives back. */
@@ -55,6 +56,7 @@ export class UpstreamLeg {
   #ready = false;
   #ended = false;
   #relayPings = 0;
+  #paused = false;
   #heartbeat: Heartbeat;
   #closed!: () => void;
   /** Resolves once the upstream socket reported closed (or never existed). */
@@ -65,7 +67,14 @@ export class UpstreamLeg {
     this.#ctx = ctx;
     this.#events = events;
     this.closed = new Promise((resolve) => this.#closed = resolve);
-    this.#heartbeat = new Heartbeat(() => this.#ping(), () => this.#drop('unresponsive', null));
+    this.#heartbeat = new Heartbeat({
+      timers: ctx.timers,
+      names: { silence: 'upstreamKeepalive', pong: 'upstreamPong' },
+      limits: ctx.limits,
+      now: ctx.now,
+      ping: () => this.#ping(),
+      dead: () => this.#drop('unresponsive', null),
+    });
   }
 
   /** Opens the upstream socket and, once open, sends the relay's connection_init. */
@@ -96,6 +105,27 @@ export class UpstreamLeg {
     if (!this.#ended) this.#socket?.send(text);
   }
 
+  /** Bytes sent upstream and not yet written to the TCP socket (0 before open and once ended). */
+  bufferedAmount(): number {
+    return this.#ended ? 0 : this.#socket?.bufferedAmount() ?? 0;
+  }
+
+  /**
+   * Stops reading the upstream (flow control; where the transport can). A paused leg is not
+   * pinged: its pong could not be read.
+   */
+  pause(): void {
+    this.#paused = true;
+    if (!this.#ended) this.#socket?.pause?.();
+  }
+
+  /** Reads the upstream again. */
+  resume(): void {
+    this.#paused = false;
+    this.#heartbeat.alive();
+    if (!this.#ended) this.#socket?.resume?.();
+  }
+
   /** Ends the leg from the relay's side (1000 unless told otherwise); idempotent. */
   close(code = 1000, reason = ''): void {
     if (this.#ended) return;
@@ -112,7 +142,7 @@ export class UpstreamLeg {
       limits.upstreamAckTimeoutMs,
       () => this.#drop('no connection_ack', { code: 1000, reason: '' }),
     );
-    timers.every('upstreamKeepalive', limits.pingIntervalMs, () => this.#heartbeat.tick());
+    this.#heartbeat.start();
   }
 
   #received(text: string | null, bytes: number): void {
@@ -165,7 +195,7 @@ export class UpstreamLeg {
   /** Sends a keepalive ping; says whether one went out. */
   #ping(): boolean {
     const socket = this.#socket;
-    if (!socket || this.#ended) return false;
+    if (!socket || this.#ended || this.#paused) return false;
     if (socket.ping) {
       socket.ping();
       return true;
@@ -193,6 +223,6 @@ export class UpstreamLeg {
     this.#ended = true;
     if (this.#socket) this.#ctx.counters.upstreamSockets--;
     this.#ctx.timers.clear('ack');
-    this.#ctx.timers.clear('upstreamKeepalive');
+    this.#heartbeat.stop();
   }
 }

@@ -99,6 +99,7 @@ testBothHosts(
         subscriptions: 0,
         timers: 0,
         heldFrames: 0,
+        pausedLegs: 0,
       });
       await waitFor(() => liveStreams.size === 0);
       assert.equal(upstream.initPayloads.length, 750);

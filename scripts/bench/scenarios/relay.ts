@@ -2,27 +2,34 @@
  * Scenario 'relay': the WebSocket relay (WS /svc/graphql → {upstream}/graphql, both hosts)
  * against the upstream's socket directly, in one run, with the real graphql-ws client:
  *
- * Targets: the sandbox's socket directly, nginx passing the upgrade through (the anchor of a
- * proxy that never parses a frame; skipped when nginx is not installed), a do-nothing relay on
- * each runtime (the floors: ../floors/), both hosts.
+ * Targets: the flood upstream's socket directly (../flood_upstream.ts: round trips answered
+ * with a fixed next + complete, streams sent as fast as the socket drains), nginx passing the
+ * upgrade through (the anchor of a proxy that never parses a frame; skipped when nginx is not
+ * installed), a do-nothing relay on each runtime (the floors: ../floors/), both hosts, and the
+ * Deno host with its upstream leg on Deno's own WebSocket client (`deno web leg`, the leg before
+ * issue 20, which cannot pause: the comparison behind the choice of `ws`).
  *
  * 1. round trips: a query sent as a subscribe over open sockets (next + complete back: three
  *    relayed frames an operation), 1 socket × 1 in flight, 1 × 16 and 16 sockets × 1:
  *    operations/s, p50/p99 latency, the server process's CPU per operation;
- * 2. streaming: `bookingAdded` subscriptions for bot1 streaming as fast as the sandbox emits
- *    (tick 0 ms, a count no run reaches), 1 socket × 1 stream and 16 sockets × 8 streams:
- *    events/s received and CPU per event;
+ * 2. streaming: subscriptions streaming as fast as the upstream's socket drains, 1 socket ×
+ *    1 stream and 16 sockets × 8 streams: events/s received and CPU per event (the notes give
+ *    it per 100k frames);
  * 3. memory per idle socket (measured first, on fresh processes): the process's resident memory
- *    before and after opening 1000 acknowledged idle sockets (after 100 already open), over 1000.
+ *    before and after opening 1000 acknowledged idle sockets (after 100 already open), over 1000;
+ * 4. stalled subscribers (last: it leaves the processes' heaps grown): four sockets subscribe
+ *    and stop reading their TCP socket; the target's resident memory every second (nginx, the
+ *    gateways; the floors have no flow control and would grow without bound).
  *
  * Speed is reported as relay/direct ratios and added latency, never asserted. The scenario runs
- * its own sandbox process (scripts/sandbox/main.ts with SANDBOX_STREAM_COUNT and
- * SANDBOX_STREAM_TICK_MS: a separate process cannot have its switches flipped) and points both
- * gateways at it, with the socket ceilings lifted (RELAY_ENV).
+ * its own flood upstream process and points every target at it, with the gateways' socket
+ * ceilings lifted (RELAY_ENV).
  */
 import { type ChildProcess, denoRun, startChildProcess } from '../../host_process.ts';
 import { WORLD_IDS } from '../../sandbox/mod.ts';
+import { FLOOD_QUERY } from '../flood_upstream.ts';
 import { idleSocketMemory } from '../idle_sockets.ts';
+import { stalledNotes } from '../stalled_sockets.ts';
 import {
   type BenchContext,
   compare,
@@ -66,20 +73,19 @@ export const RELAY_ENV: Readonly<Record<string, string>> = {
   TENANT_MAX_SOCKETS: '100000',
 };
 
-/** The sandbox's subscription streams: an event every tick (0 ms), more than any run takes. */
-const SANDBOX_STREAM_ENV = { SANDBOX_STREAM_COUNT: '1000000000', SANDBOX_STREAM_TICK_MS: '0' };
+/** The Deno host with its former upstream leg (Deno's WebSocket client). */
+const WEB_LEG = 'deno web leg';
+/** Targets whose upstream leg cannot pause: no streams against the flood upstream. */
+const UNPAUSABLE = [WEB_LEG, 'null relay deno'];
 
 const QUERY = { query: 'query RelayBench { currentUser { id } }' };
-const SUBSCRIPTION = {
-  query: 'subscription RelayBenchStream($botID: BotID!) { bookingAdded(botID: $botID) { id } }',
-  variables: { botID: WORLD_IDS.bot1 },
-};
+const SUBSCRIPTION = { query: FLOOD_QUERY, variables: { botID: WORLD_IDS.bot1 } };
 
-/** The scenario's own sandbox process (streams configured by environment). */
-function startStreamingSandbox(): Promise<ChildProcess> {
+/** The scenario's own flood upstream process. */
+function startFloodProcess(): Promise<ChildProcess> {
   return startChildProcess({
-    command: denoRun('scripts/sandbox/main.ts'),
-    env: { PORT: '0', HOST: '127.0.0.1', ...SANDBOX_STREAM_ENV },
+    command: denoRun('scripts/bench/flood_upstream.ts'),
+    env: { PORT: '0', HOST: '127.0.0.1' },
     ready: /^(http:\/\/\S+)$/,
   });
 }
@@ -129,18 +135,18 @@ async function memoryNotes(targets: SocketTarget[]): Promise<string[]> {
  */
 async function relayTargets(
   context: BenchContext,
-  sandbox: ChildProcess,
+  upstreamProcess: ChildProcess,
   stops: Array<() => Promise<void>>,
 ): Promise<SocketTarget[]> {
-  const env = { ...RELAY_ENV, SVC_API_BASE: sandbox.url };
+  const env = { ...RELAY_ENV, SVC_API_BASE: upstreamProcess.url };
   const deno = await context.startGateway({ kind: 'deno', env });
   const node = await context.startGateway({ kind: 'node', env });
   const authorized = { authToken: `Bearer ${context.token}` };
-  const upstream = `${wsUrl(sandbox.url)}/graphql`;
+  const upstream = `${wsUrl(upstreamProcess.url)}/graphql`;
   const targets: SocketTarget[] = [
-    { label: 'direct', url: upstream, initPayload: authorized, pid: sandbox.pid },
+    { label: 'direct', url: upstream, initPayload: authorized, pid: upstreamProcess.pid },
   ];
-  const nginx = await startNginx(sandbox.url, context.token);
+  const nginx = await startNginx(upstreamProcess.url, context.token);
   if ('skipped' in nginx) {
     console.log(`relay: nginx skipped: ${nginx.skipped}`);
   } else {
@@ -158,9 +164,16 @@ async function relayTargets(
     const url = `${wsUrl(floor.url)}/graphql`;
     targets.push({ label: `null relay ${kind}`, url, initPayload: authorized, pid: floor.pid });
   }
+  const web = await context.startGateway({
+    kind: 'deno',
+    env: { ...env, SVC_BENCH_UPSTREAM_LEG: 'web' },
+    denoScript: 'scripts/bench/gateway_runner.ts',
+  });
+  const path = (url: string) => `${wsUrl(url)}/svc/graphql`;
   targets.push(
-    { label: 'deno', url: `${wsUrl(deno.url)}/svc/graphql`, initPayload: {}, pid: deno.pid },
-    { label: 'node', url: `${wsUrl(node.url)}/svc/graphql`, initPayload: {}, pid: node.pid },
+    { label: 'deno', url: path(deno.url), initPayload: {}, pid: deno.pid },
+    { label: WEB_LEG, url: path(web.url), initPayload: {}, pid: web.pid },
+    { label: 'node', url: path(node.url), initPayload: {}, pid: node.pid },
   );
   return targets;
 }
@@ -181,9 +194,13 @@ async function measureShapes(context: BenchContext, targets: SocketTarget[]) {
     measurements.push(...done.measurements);
     comparisons.push(...done.comparisons);
   }
+  // Not the targets whose upstream leg is Deno's WebSocket client (the web leg, the Deno
+  // floor): it cannot pause, so against the flood their heap grows by what the upstream sends
+  // (issue 20's figures) and their backlog would load the machine for the targets after them.
+  const streamTargets = targets.filter((t) => !UNPAUSABLE.includes(t.label));
   for (const { sockets, streams } of STREAM_SHAPES) {
     const shape = `${sockets}x${streams}`;
-    const done = await row(targets, `stream ${shape}`, (t) =>
+    const done = await row(streamTargets, `stream ${shape}`, (t) =>
       runStreamLoad(
         { ...t, label: `${t.label} stream ${shape}`, payload: SUBSCRIPTION, sockets, streams },
         durationS,
@@ -200,42 +217,65 @@ function relayNotes(nginxMeasured: boolean, memory: string[]): string[] {
   return [
     "round trips ('<target> SxN': S sockets, N operations in flight on each): subscribe " +
     '{ currentUser { id } } and its next + complete (3 relayed frames); requests = operations',
-    "streams ('<target> stream SxN': S sockets, N subscriptions on each): bookingAdded(bot1) " +
-    'streamed at tick 0 ms; requests = events received, no latency (events carry no send time)',
-    'one stream is paced by the sandbox timer (about 2 ms an event): 1x1 shows the relay keeps ' +
-    'pace; 16x8 saturates the machine (sandbox, gateway and this client share the cpus), so a ' +
+    "streams ('<target> stream SxN': S sockets, N subscriptions on each): the flood upstream's " +
+    'stream; requests = events received, no latency (events carry no send time)',
+    'streams are sent as fast as the upstream socket drains (flood upstream, 1 KiB frames): ' +
+    'direct measures what this client reads; 16x8 saturates the machine (upstream, gateway ' +
+    'and this client share the cpus), so a ' +
     "ratio near 1 says the relay keeps up with the upstream, and a gateway's cpu ms/req is the " +
     'CPU the relay spends per event',
     'memory: resident memory (VmRSS) of fresh processes, before any load; a gateway holds two ' +
     'sockets per browser socket (the browser one and its upstream leg)',
-    'cpu: the measured server process (sandbox for direct, the nginx worker, the gateway)',
+    'cpu: the measured server process (the upstream for direct, the nginx worker, the gateway)',
     'nginx: the frame-blind anchor (bench/nginx.ts: the upgrade passed through, frames ' +
     'relayed as bytes; the client sends the token in connection_init as it does directly)' +
     (nginxMeasured ? '' : ': skipped, no nginx found'),
     'null relay deno / node: the floors, do-nothing relays (bench/floors/: Deno WebSockets; ' +
     'ws on Node; frames passed across unparsed; the client sends the token in connection_init)',
+    "deno web leg: the Deno host with its upstream leg on Deno's WebSocket client (before " +
+    'issue 20; no pause, so no backpressure reaches the upstream); deno: on `ws` (pausable); ' +
+    "round trips and memory only, like null relay deno (their upstream leg is Deno's client, " +
+    'which cannot pause: against the flood their heap grows by what the upstream sends)',
     ...memory,
   ];
 }
 
+/** CPU seconds per 100k relayed frames of every streaming measurement. */
+function streamCpuNotes(measurements: Measurement[]): string[] {
+  return measurements.filter((m) => m.target.includes(' stream ')).map((m) =>
+    `cpu per 100k frames, ${m.target}: ${(m.cpuMsPerRequest * 100).toFixed(2)} s ` +
+    `(${Math.round(m.rps)} frames/s)`
+  );
+}
+
 async function run(context: BenchContext): Promise<ScenarioReport> {
-  const sandbox = await startStreamingSandbox();
+  const upstreamProcess = await startFloodProcess();
   const stops: Array<() => Promise<void>> = [];
   try {
-    const targets = await relayTargets(context, sandbox, stops);
+    const targets = await relayTargets(context, upstreamProcess, stops);
     // Memory first, while no load has grown (or left garbage in) any heap.
     const memory = await memoryNotes(targets);
     const { measurements, comparisons } = await measureShapes(context, targets);
+    // Last: stalled sockets leave the heaps grown. Not direct (the upstream's own buffers) nor
+    // the floors (no flow control: they grow without bound).
+    const stalled = await stalledNotes(
+      targets.filter((t) => t.label === 'nginx' || !/direct|null relay|web leg/.test(t.label)),
+      SUBSCRIPTION,
+    );
     return {
       name: 'relay',
       title: 'The WebSocket relay against the upstream socket directly (both hosts)',
-      notes: relayNotes(targets.some((t) => t.label === 'nginx'), memory),
+      notes: [
+        ...relayNotes(targets.some((t) => t.label === 'nginx'), memory),
+        ...streamCpuNotes(measurements),
+        ...stalled,
+      ],
       measurements,
       comparisons,
     };
   } finally {
     for (const stop of stops) await stop().catch(() => {});
-    await sandbox.stop();
+    await upstreamProcess.stop();
   }
 }
 

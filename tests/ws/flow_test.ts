@@ -1,0 +1,180 @@
+/**
+ * Relay flow control (issue 20, `src/ws/flow.ts`) with small marks, on both test hosts, against
+ * a scripted `ws` upstream that streams as fast as its socket drains, or that stops reading:
+ * - a browser that stops reading: where the upstream leg can pause (`ws` host) it is paused, the
+ *   upstream stops sending, and on resume every frame arrives in order; where it cannot (the Deno
+ *   test host's Web WebSocket leg) the unsent bytes pass the cap and the socket closes 1013;
+ * - an upstream that stops reading the browser's frames: the browser is paused where it can be
+ *   (`ws`), held in the leg's buffer where it cannot (Deno), and the socket closes 1013 'Upstream
+ *   too slow to take frames' at the stall timeout or the cap; either way nothing is left counted.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocket as WsWebSocket, WebSocketServer } from 'ws';
+import { minimumBufferCap, relayLimits } from '../../src/ws/mod.ts';
+import type { RelayDeps } from '../../src/ws/mod.ts';
+import { initialisedClient } from './fixtures/clients.ts';
+import { testBothHosts, withWorld } from './fixtures/setup.ts';
+import { waitFor } from './fixtures/upstream.ts';
+
+/** Small marks: 16 KiB high, 4 KiB low; the cap at its floor (64 KiB frames: 144 KiB). */
+const LIMITS = {
+  highWaterBytes: 16 * 1024,
+  lowWaterBytes: 4 * 1024,
+  upstreamFrameBytes: 64 * 1024,
+  bufferCapBytes: 1,
+  flowPollMs: 5,
+};
+
+/** A scripted upstream: acknowledges, then per `mode` floods every subscription or stops reading. */
+async function startUpstream(mode: 'flood' | 'deaf') {
+  const state = { sent: 0, buffered: 0, ended: false };
+  const server = http.createServer();
+  const wss = new WebSocketServer({ server, perMessageDeflate: false });
+  wss.on('connection', (ws: WsWebSocket) => {
+    ws.on('error', () => {});
+    ws.on('close', () => state.ended = true);
+    ws.on('message', (data: Uint8Array) => {
+      const frame = JSON.parse(new TextDecoder().decode(data));
+      if (frame.type === 'connection_init') {
+        ws.send('{"type":"connection_ack"}');
+        if (mode === 'deaf') ws.pause();
+      } else if (frame.type === 'subscribe') flood(ws, frame.id);
+    });
+  });
+  const pad = 'x'.repeat(1000);
+  const flood = (ws: WsWebSocket, id: string) => {
+    if (ws.readyState !== WsWebSocket.OPEN) return;
+    while (ws.bufferedAmount < 64 * 1024) {
+      ws.send(`{"id":"${id}","type":"next","payload":{"data":{"n":${state.sent++},"p":"${pad}"}}}`);
+    }
+    state.buffered = ws.bufferedAmount;
+    setTimeout(() => flood(ws, id), 1);
+  };
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`,
+    state,
+    async close() {
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise((resolve) => wss.close(resolve));
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** A `ws` browser that can stop reading; counts next frames and checks their order. */
+async function pausableBrowser(url: string) {
+  const ws = new WsWebSocket(url, 'graphql-transport-ws', { perMessageDeflate: false });
+  const seen = { received: 0, last: -1, outOfOrder: 0 };
+  const acked = Promise.withResolvers<void>();
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: String(reason) }))
+  );
+  ws.on('error', () => {});
+  ws.on('message', (data) => {
+    const frame = JSON.parse(String(data));
+    if (frame.type === 'connection_ack') return acked.resolve();
+    if (frame.type !== 'next') return;
+    if (frame.payload.data.n !== seen.last + 1) seen.outOfOrder++;
+    seen.last = frame.payload.data.n;
+    seen.received++;
+  });
+  ws.on('open', () => ws.send('{"type":"connection_init"}'));
+  await acked.promise;
+  return { ws, seen, closed };
+}
+
+const withLimits = (stalls: string[], extra: Record<string, number> = {}) => (b: RelayDeps) => ({
+  ...b,
+  limits: { ...b.limits, ...LIMITS, ...extra },
+  stallClosed: (leg: string, cause: string) => void stalls.push(`${leg} ${cause}`),
+});
+
+Deno.test('the cap never sits below the high-water mark plus one upstream frame', () => {
+  const limits = relayLimits(LIMITS);
+  assert.equal(limits.bufferCapBytes, minimumBufferCap(limits));
+  assert.equal(limits.bufferCapBytes, 16 * 1024 + 64 * 1024 + 64 * 1024);
+  assert.equal(relayLimits({ lowWaterBytes: 10, highWaterBytes: 5 }).lowWaterBytes, 5);
+});
+
+testBothHosts(
+  'a browser that stops reading pauses the upstream leg, or is closed 1013 past the cap',
+  async (kind) => {
+    const upstream = await startUpstream('flood');
+    const stalls: string[] = [];
+    try {
+      await withWorld(kind, {
+        upstreamUrl: upstream.url,
+        deps: withLimits(stalls, { stallTimeoutMs: 60_000 }),
+      }, async ({ host }) => {
+        const b = await pausableBrowser(host.url);
+        b.ws.send('{"id":"a","type":"subscribe","payload":{"query":"subscription { n }"}}');
+        b.ws.pause();
+        if (kind === 'deno') {
+          // Deno's WebSocket client cannot stop reading: the unsent bytes reach the cap
+          await waitFor(() => stalls.length === 1, 10_000);
+          assert.deepEqual(stalls, ['browser cap']);
+          b.ws.resume();
+          const close = await b.closed;
+          assert.deepEqual(close, {
+            code: 1013,
+            reason: 'Client too slow: unsent frames over the limit',
+          });
+          assert.equal(b.seen.outOfOrder, 0);
+          await waitFor(() => upstream.state.ended, 3_000);
+          return;
+        }
+        await waitFor(() => host.relay.stats().pausedLegs === 1);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const sent = upstream.state.sent;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(upstream.state.sent, sent, 'backpressure reached the upstream');
+        assert.ok(upstream.state.buffered >= 64 * 1024);
+        b.ws.resume();
+        await waitFor(() => b.seen.received > sent + 1000, 10_000);
+        assert.equal(b.seen.outOfOrder, 0, 'every frame, in order');
+        assert.equal(b.seen.received, b.seen.last + 1, 'none lost');
+        assert.deepEqual(stalls, []);
+        b.ws.close(1000);
+        await b.closed;
+      });
+    } finally {
+      await upstream.close();
+    }
+  },
+);
+
+testBothHosts(
+  'an upstream that stops reading closes the socket 1013 (the browser paused where it can be)',
+  async (kind) => {
+    const upstream = await startUpstream('deaf');
+    const stalls: string[] = [];
+    try {
+      await withWorld(kind, {
+        upstreamUrl: upstream.url,
+        deps: withLimits(stalls, { stallTimeoutMs: 500 }),
+      }, async ({ host }) => {
+        const c = await initialisedClient(host.url);
+        const ping = JSON.stringify({ type: 'ping', payload: { pad: 'y'.repeat(16 * 1024) } });
+        let sent = 0;
+        let paused = false;
+        // the browser sends until the socket closes; its frames pile up in the leg's buffer
+        while (c.ws.readyState === WebSocket.OPEN && sent < 4000) {
+          c.send(ping);
+          sent++;
+          paused ||= host.relay.stats().pausedLegs === 1;
+          if (sent % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        const close = await c.closed;
+        assert.deepEqual(close, { code: 1013, reason: 'Upstream too slow to take frames' });
+        assert.equal(stalls.length, 1);
+        assert.match(stalls[0], /^upstream (timeout|cap)$/);
+        if (kind === 'ws') assert.ok(paused, 'the browser leg was paused');
+      });
+    } finally {
+      await upstream.close();
+    }
+  },
+);
