@@ -13,7 +13,7 @@ import { startPostgres } from '../fixtures/db/postgres.ts';
 import { forwarded, rawRequest } from '../helpers/assertions.ts';
 import { sandboxEnv } from '../helpers/setup.ts';
 import { gateEnv, seedAccounts } from '../gate/helpers.ts';
-import { burst } from './helpers.ts';
+import { assertSocketsAdmitted, burst, eventually } from './helpers.ts';
 
 const ME = { query: '{ currentUser { id } }' };
 const BOOKINGS = 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }';
@@ -111,6 +111,14 @@ Deno.test('deno serve --parallel (3 workers): relay, checks and shared limits', 
       } finally {
         await client.dispose();
       }
+      // the subscription's socket was user b's: its worker gives the slot back to the shared
+      // count with its next sync (the documented undershoot of one sync); wait for it
+      const live = async () =>
+        (await backend.seed.query<{ n: number }>(
+          `select coalesce(sum(sockets), 0)::int as n from public.svc_socket_leases
+            where expires_at > clock_timestamp()`,
+        )).rows[0].n;
+      await eventually(async () => await live() === 0, 10_000);
 
       const opened = Array.from(
         { length: 24 },
@@ -118,7 +126,8 @@ Deno.test('deno serve --parallel (3 workers): relay, checks and shared limits', 
       );
       sockets.push(...opened.map((s) => s.ws));
       const outcomes = await Promise.all(opened.map((s) => s.outcome));
-      assert.equal(outcomes.filter((o) => o === 'ack').length, 8, outcomes.join(','));
+      const acked = outcomes.filter((o) => o === 'ack').length;
+      assertSocketsAdmitted(acked, 8, 3, [...host.lines, ...host.errors], outcomes.join(','));
       assert.deepEqual([...new Set(outcomes.filter((o) => o !== 'ack'))], ['4429']);
     } finally {
       for (const ws of sockets) if (ws.readyState !== WebSocket.CLOSED) ws.close();
