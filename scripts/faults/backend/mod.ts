@@ -6,6 +6,7 @@
  */
 import type { Fault } from '../fault.ts';
 import { gateFaults } from './gate.ts';
+import { storeFaults } from './store.ts';
 
 /** Every backend fault, in the order the soak table prints them. */
-export const faults: Fault[] = [...gateFaults];
+export const faults: Fault[] = [...gateFaults, ...storeFaults];

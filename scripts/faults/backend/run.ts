@@ -85,7 +85,10 @@ async function measure(
   await warm(world, gateway, problems);
   const before = await quiet(world, gateway);
   const memory = gateway.sampleMemory();
-  const traffic = startOrdinaryTraffic(gateway.url, await world.token(world.users.a), answers);
+  const othersJwt = await world.token(world.users.a);
+  const admitted = await graphql(gateway.url, othersJwt, BOT_QUERY, { botID: WORLD_IDS.bot1 });
+  if (admitted !== 'ok') problems.push(`the ordinary caller's first request answered ${admitted}`);
+  const traffic = startOrdinaryTraffic(gateway.url, othersJwt, answers);
   try {
     await spec.drive({
       host,
