@@ -36,6 +36,15 @@ export const DEFAULTS = {
   /** How soon a stale fence answer is asked for again after a failed refresh. */
   fenceStaleRetryMs: 5_000,
 
+  // Faults of the upstream and the network (issue 23; not spec numbers)
+  /**
+   * Upstream answers (GraphQL read whole, REST uploads' piped) are cut past this many bytes:
+   * 502 UpstreamAnswerTooLarge, or the piped answer ends early. GraphQL answers are held whole
+   * while rewritten, so with graphqlMaxConcurrent calls in flight this bounds the memory they
+   * can hold (32 x 8 MiB). Option upstreamAnswerMaxBytes, UPSTREAM_ANSWER_MAX_BYTES.
+   */
+  upstreamAnswerMaxBytes: 8 * 1024 * 1024,
+
   // Session gate (option auth)
   authCacheTtlMs: 30_000,
   authRpcName: 'svc_my_bot_ids',
@@ -176,6 +185,7 @@ export const CEILING_OPTIONS = [
   ['wsPreAuthSockets', 'WS_PRE_AUTH_SOCKETS'],
   ['tenantRequestsPerMinute', 'TENANT_REQUESTS_PER_MINUTE'],
   ['tenantMaxSockets', 'TENANT_MAX_SOCKETS'],
+  ['upstreamAnswerMaxBytes', 'UPSTREAM_ANSWER_MAX_BYTES'],
   ['timeoutMs', null],
   ['slowTimeoutMs', null],
   ['wsInitTimeoutMs', null],
