@@ -5,8 +5,8 @@
  * fixture. The gateway's CLIENT_BACKEND_URL points here.
  *
  * Every RPC is recorded (`calls`: function, arrival and end time in ms since the epoch, the
- * behaviour applied, and whether the caller went away first). Idle keep-alive connections are
- * closed after 1 s, so once traffic settles `openConnections()` counts only connections with a
+ * behaviour applied, and whether the caller went away first). Idle keep-alive connections (and
+ * connections that never carry a request) are closed after 1 s, so once traffic settles `openConnections()` counts only connections with a
  * request still pending: a gateway that leaves a stalled backend call open shows here.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -123,6 +123,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const behaviours = new Map<string, Behaviour>();
   const calls: ProxyCall[] = [];
   const sockets = new Set<Socket>();
+  const unused = new WeakMap<Socket, ReturnType<typeof setTimeout>>();
   const behaviourOf = (fn: string): Behaviour =>
     behaviours.get(fn) ?? behaviours.get('*') ?? { kind: 'pass' };
 
@@ -189,8 +190,15 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     server.keepAliveTimeout = KEEP_ALIVE_MS;
     server.on('connection', (socket: Socket) => {
       sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
+      // A connection that never carries a request (a client pool's spare) is idle too.
+      const idle = setTimeout(() => socket.destroy(), KEEP_ALIVE_MS);
+      unused.set(socket, idle);
+      socket.on('close', () => {
+        clearTimeout(idle);
+        sockets.delete(socket);
+      });
     });
+    server.on('request', (req: IncomingMessage) => clearTimeout(unused.get(req.socket)));
     return server;
   };
   const listen = (server: Server, port: number) =>

@@ -7,6 +7,7 @@
 import type { Fault } from '../fault.ts';
 import { gateFaults } from './gate.ts';
 import { storeFaults } from './store.ts';
+import { throttleFaults } from './throttle.ts';
 
 /** Every backend fault, in the order the soak table prints them. */
-export const faults: Fault[] = [...gateFaults, ...storeFaults];
+export const faults: Fault[] = [...gateFaults, ...storeFaults, ...throttleFaults];

@@ -30,7 +30,7 @@ const ARRIVAL_GRACE_MS = 150;
 /** SPEC: the store's deadline (ms). */
 const STORE_DEADLINE_MS = 2_000;
 /** Gap between two requests of the fault's caller (ms). */
-const GAP_MS = 200;
+const GAP_MS = 400;
 /** The fault phase lasts at least this long (ms): past the 2 s lookup deadline. */
 const MIN_PHASE_MS = 3_000;
 
