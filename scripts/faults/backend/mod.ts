@@ -8,6 +8,12 @@ import type { Fault } from '../fault.ts';
 import { gateFaults } from './gate.ts';
 import { storeFaults } from './store.ts';
 import { throttleFaults } from './throttle.ts';
+import { provisionFaults } from './provision.ts';
 
 /** Every backend fault, in the order the soak table prints them. */
-export const faults: Fault[] = [...gateFaults, ...storeFaults, ...throttleFaults];
+export const faults: Fault[] = [
+  ...gateFaults,
+  ...storeFaults,
+  ...throttleFaults,
+  ...provisionFaults,
+];
