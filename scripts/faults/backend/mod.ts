@@ -9,6 +9,8 @@ import { gateFaults } from './gate.ts';
 import { storeFaults } from './store.ts';
 import { throttleFaults } from './throttle.ts';
 import { provisionFaults } from './provision.ts';
+import { postgresRestartFault } from './postgres_restart.ts';
+import { schedulerFaults } from './scheduler.ts';
 
 /** Every backend fault, in the order the soak table prints them. */
 export const faults: Fault[] = [
@@ -16,4 +18,6 @@ export const faults: Fault[] = [
   ...storeFaults,
   ...throttleFaults,
   ...provisionFaults,
+  postgresRestartFault,
+  ...schedulerFaults,
 ];

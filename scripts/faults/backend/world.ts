@@ -5,6 +5,7 @@
  * reached it can be read), and the seeded accounts of tests/gate: A owns workspace A with bots
  * 1 and 2, B owns workspace B with bot 3, C has no workspace.
  */
+import pg from 'pg';
 import { type Sandbox, SANDBOX_TOKEN, startSandbox, WORLD_IDS } from '../../sandbox/mod.ts';
 import { type Backend, startBackend } from '../../../tests/fixtures/db/backend.ts';
 import { type FaultProxy, startFaultProxy } from './fault_proxy.ts';
@@ -37,6 +38,25 @@ export interface BackendWorld {
   /** The gateway environment: gate on with the service-role key, admin panel, publishing. */
   env(extra?: Record<string, string>): Record<string, string>;
   stop(): Promise<void>;
+}
+
+/**
+ * Runs one query as the superuser of the world's database on a connection of its own (the
+ * seed's connection does not survive a PostgreSQL restart).
+ */
+export async function queryOnce<T extends pg.QueryResultRow>(
+  world: BackendWorld,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client({ connectionString: world.backend.connectionString });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
 }
 
 /** Starts a world (about 1 s: initdb, migrations, seed). */
