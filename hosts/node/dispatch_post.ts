@@ -67,8 +67,9 @@ class PostHandler implements Dispatcher.DispatchHandler {
   #stop(outcome: { refused: Refusal }): void {
     this.#stopped = true;
     this.#chunks = [];
-    this.#controller?.abort(DEADLINE);
+    // settled first: the abort calls onResponseError synchronously, which must not settle it
     this.#finish(outcome);
+    this.#controller?.abort(DEADLINE);
   }
 
   #expire(): void {

@@ -1,9 +1,15 @@
 /**
  * An HTTP upstream stand-in for the upstream faults (issue 23) on raw TCP, so it sees exactly
  * what the gateway does with its connections: how many are open right now, and whether the
- * gateway closed one. It answers POST /graphql and POST /api/... according to its `mode`, which
- * a fault switches while traffic flows. Every answer says `connection: close` (one request per
- * connection), so an open connection is always a call in progress.
+ * gateway closed one. It answers requests according to its `mode`, which a fault switches
+ * while traffic flows. Every answer says `connection: close` (one request per connection), so
+ * an open connection is always a call in progress.
+ *
+ * In front of a real upstream (`target`, the sandbox), only the fault's own requests get the
+ * mode: a GraphQL call whose operation is named `Fault` (`?op=Fault`) or an upload carrying
+ * `fault=1` in its query. Every other request is forwarded to the target and its answer relayed
+ * (still one request per connection), and a WebSocket upgrade is piped to the target byte for
+ * byte, so ordinary traffic (POSTs, uploads, subscriptions) flows beside the fault.
  */
 
 /** How the stand-in treats the next requests. */
@@ -30,8 +36,12 @@ export interface UpstreamStandIn {
   readonly url: string;
   readonly port: number;
   mode: StandInMode;
-  /** Connections open now. */
+  /** Connections carrying a fault's request (every request without a target), open now. */
   readonly open: number;
+  /** WebSocket connections piped to the target, open now. */
+  readonly piped: number;
+  /** Cuts every piped WebSocket connection (both sides); returns how many. */
+  cutPiped(): number;
   /** Connections accepted so far. */
   readonly accepted: number;
   /** Requests whose head was read so far. */
@@ -50,20 +60,40 @@ const CRLF2 = new TextEncoder().encode('\r\n\r\n');
 const ENCODER = new TextEncoder();
 const LAST_CHUNK = ENCODER.encode('0\r\n\r\n');
 
-/** Starts a stand-in on a free loopback port (or `port`) in `mode`. */
+/** Options of a stand-in: a port (default a free one), a target to forward ordinary traffic to. */
+export interface StandInOptions {
+  port?: number;
+  /** `http://127.0.0.1:<port>` of the real upstream (the sandbox); absent: every request is a fault's. */
+  target?: string;
+}
+
+/** Starts a stand-in on loopback in `mode` (see {@link StandInOptions}). */
 export function startUpstreamStandIn(
   mode: StandInMode = { kind: 'answer' },
-  port = 0,
+  options: StandInOptions = {},
 ): UpstreamStandIn {
-  const listener = Deno.listen({ hostname: '127.0.0.1', port });
+  const listener = Deno.listen({ hostname: '127.0.0.1', port: options.port ?? 0 });
+  /** Connections whose request head is not read yet. */
+  const pending = new Set<Deno.Conn>();
+  /** Connections carrying a fault's request (the mode's), open now. */
   const conns = new Set<Deno.Conn>();
+  const piped = new Set<Deno.Conn>();
   const stats = { accepted: 0, requests: 0, closedByGateway: 0 };
+  const front = { target: options.target, pending, conns, piped };
   const standIn = {
     url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
     port: (listener.addr as Deno.NetAddr).port,
     mode,
     get open() {
       return conns.size;
+    },
+    get piped() {
+      return piped.size;
+    },
+    cutPiped() {
+      const n = piped.size;
+      for (const conn of piped) closeQuietly(conn);
+      return n;
     },
     get accepted() {
       return stats.accepted;
@@ -80,7 +110,8 @@ export function startUpstreamStandIn(
       try {
         listener.close();
       } catch { /* closed */ }
-      for (const conn of conns) closeQuietly(conn);
+      for (const conn of [...pending, ...conns]) closeQuietly(conn);
+      standIn.cutPiped();
       await accepting;
     },
   };
@@ -88,9 +119,11 @@ export function startUpstreamStandIn(
     try {
       for await (const conn of listener) {
         stats.accepted++;
-        conns.add(conn);
-        serve(conn, standIn, stats).finally(() => {
+        pending.add(conn);
+        serve(conn, standIn, stats, front).finally(() => {
+          pending.delete(conn);
           conns.delete(conn);
+          piped.delete(conn);
           closeQuietly(conn);
         });
       }
@@ -113,46 +146,167 @@ async function until(test: () => boolean, limitMs: number): Promise<void> {
   }
 }
 
-/** Reads one request (head, then a content-length or chunked body), answers per the mode. */
+/** Where ordinary traffic goes (see the module comment). */
+interface Front {
+  target: string | undefined;
+  pending: Set<Deno.Conn>;
+  conns: Set<Deno.Conn>;
+  piped: Set<Deno.Conn>;
+}
+
+/** Reads one request; a fault's is answered per the mode, any other forwarded to the target. */
 async function serve(
   conn: Deno.Conn,
   standIn: { mode: StandInMode },
   stats: { requests: number; closedByGateway: number },
+  front: Front,
 ): Promise<void> {
-  const request = await readRequest(conn);
-  if (request === null) return;
+  const head = await readHead(conn);
+  if (head === null) return;
+  front.pending.delete(conn);
+  const ordinary = front.target !== undefined && !/[?&](op=Fault|fault=1)\b/.test(head.path);
+  if (ordinary && head.upgrade) {
+    front.piped.add(conn);
+    return await pipeTo(conn, front.target!, head.raw);
+  }
+  if (!ordinary) front.conns.add(conn);
+  const body = await readBody(conn, head);
+  if (body === null) return;
+  if (ordinary) return void await forward(conn, front.target!, head, body);
   stats.requests++;
-  const mode = standIn.mode;
-  const answered = await answer(conn, mode, request.path);
+  const answered = await answer(conn, standIn.mode, head.path);
   if (!answered) stats.closedByGateway++;
 }
 
-/** Reads the request; null when the peer closed first. Bodies are read and dropped. */
-async function readRequest(conn: Deno.Conn): Promise<{ path: string } | null> {
-  let buffer: Uint8Array = new Uint8Array(0);
+/** A request head as read: the raw bytes read so far, its text (lower-cased) and a few facts. */
+interface Head {
+  raw: Uint8Array;
+  text: string;
+  method: string;
+  path: string;
+  /** Header lines as sent. */
+  lines: string[];
+  bodyStart: number;
+  upgrade: boolean;
+}
+
+/** Reads until the end of the head; null when the peer closed first. */
+async function readHead(conn: Deno.Conn): Promise<Head | null> {
+  let raw: Uint8Array = new Uint8Array(0);
   const chunk = new Uint8Array(64 * 1024);
-  let headEnd = -1;
-  while (headEnd === -1) {
+  let end = -1;
+  while (end === -1) {
     const n = await conn.read(chunk).catch(() => null);
     if (n === null) return null;
-    buffer = concat(buffer, chunk.subarray(0, n));
-    headEnd = indexOf(buffer, CRLF2);
+    raw = concat(raw, chunk.subarray(0, n));
+    end = indexOf(raw, CRLF2);
   }
-  const head = new TextDecoder().decode(buffer.subarray(0, headEnd)).toLowerCase();
-  const path = head.split(' ')[1] ?? '/';
-  const length = Number(head.match(/\r\ncontent-length:\s*(\d+)/)?.[1] ?? 0);
-  const chunked = /\r\ntransfer-encoding:\s*chunked/.test(head);
-  // only the byte count (content-length) or the last bytes (chunked: the terminator) are kept
-  let tail: Uint8Array = buffer.subarray(headEnd + 4);
-  let total = tail.byteLength;
-  const complete = () => chunked ? endsWith(tail, LAST_CHUNK) : total >= length;
+  const sent = new TextDecoder().decode(raw.subarray(0, end));
+  const [requestLine, ...lines] = sent.split('\r\n');
+  const [method, path] = requestLine.split(' ');
+  const text = sent.toLowerCase();
+  return {
+    raw,
+    text,
+    method,
+    path: path ?? '/',
+    lines,
+    bodyStart: end + 4,
+    upgrade: /\r\nupgrade:\s*websocket/.test(text),
+  };
+}
+
+/** Reads the body (content-length or chunked); its bytes, or null when the peer closed first. */
+async function readBody(conn: Deno.Conn, head: Head): Promise<Uint8Array | null> {
+  const length = Number(head.text.match(/\r\ncontent-length:\s*(\d+)/)?.[1] ?? 0);
+  const chunked = /\r\ntransfer-encoding:\s*chunked/.test(head.text);
+  let body: Uint8Array = head.raw.subarray(head.bodyStart);
+  const chunk = new Uint8Array(64 * 1024);
+  const complete = () => chunked ? endsWith(body, LAST_CHUNK) : body.byteLength >= length;
   while (!complete()) {
     const n = await conn.read(chunk).catch(() => null);
     if (n === null) return null;
-    total += n;
-    tail = concat(tail.subarray(Math.max(0, tail.byteLength - 8)), chunk.subarray(0, n));
+    body = concat(body, chunk.subarray(0, n));
   }
-  return { path };
+  return chunked ? unchunk(body) : body;
+}
+
+/** The payload of a chunked body. */
+function unchunk(bytes: Uint8Array): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let at = 0;
+  while (at < bytes.byteLength) {
+    const eol = indexOf(bytes.subarray(at), ENCODER.encode('\r\n'));
+    const size = parseInt(new TextDecoder().decode(bytes.subarray(at, at + eol)), 16);
+    if (!size) break;
+    parts.push(bytes.subarray(at + eol + 2, at + eol + 2 + size));
+    at += eol + 2 + size + 2;
+  }
+  return parts.reduce((a, b) => concat(a, b), new Uint8Array(0));
+}
+
+/** Forwards one ordinary request to the target and relays the answer (then closes). */
+async function forward(conn: Deno.Conn, target: string, head: Head, body: Uint8Array) {
+  const headers = new Headers();
+  for (const line of head.lines) {
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon).trim().toLowerCase();
+    if (['host', 'connection', 'content-length', 'transfer-encoding'].includes(name)) continue;
+    headers.append(name, line.slice(colon + 1).trim());
+  }
+  try {
+    const response = await fetch(`${target}${head.path}`, {
+      method: head.method,
+      headers,
+      body: head.method === 'GET' || head.method === 'HEAD'
+        ? undefined
+        : body as Uint8Array<ArrayBuffer>,
+    });
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const type = response.headers.get('content-type') ?? 'application/json';
+    const status = `HTTP/1.1 ${response.status} ${response.statusText || 'OK'}\r\n`;
+    await write(
+      conn,
+      concat(
+        ENCODER.encode(
+          `${status}content-type: ${type}\r\ncontent-length: ${bytes.byteLength}\r\n` +
+            'connection: close\r\n\r\n',
+        ),
+        bytes,
+      ),
+    );
+  } catch {
+    // the target is down: the connection closes unanswered (what a dead upstream does)
+  }
+}
+
+/** Pipes `conn` (its head already read: `raw`) to the target, both ways, until either closes. */
+async function pipeTo(conn: Deno.Conn, target: string, raw: Uint8Array): Promise<void> {
+  const { hostname, port } = new URL(target);
+  let upstream: Deno.Conn;
+  try {
+    upstream = await Deno.connect({ hostname, port: Number(port) });
+  } catch {
+    return;
+  }
+  const cut = () => {
+    closeQuietly(conn);
+    closeQuietly(upstream);
+  };
+  await write(upstream, raw);
+  await Promise.race([
+    copy(conn, upstream),
+    copy(upstream, conn),
+  ]).finally(cut);
+}
+
+async function copy(from: Deno.Conn, to: Deno.Conn): Promise<void> {
+  const chunk = new Uint8Array(64 * 1024);
+  while (true) {
+    const n = await from.read(chunk).catch(() => null);
+    if (n === null) return;
+    if (!await write(to, chunk.subarray(0, n))) return;
+  }
 }
 
 /** Writes the mode's answer; false when the gateway closed the connection first. */
