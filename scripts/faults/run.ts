@@ -107,7 +107,12 @@ async function measure(
     ...await gateway.counts(),
     upstreamConnections: standIn.open + standIn.piped,
   });
-  const before = await countsNow();
+  // the warm-up's sockets close asynchronously: the baseline is taken once they did
+  const before = (await settles(
+    countsNow,
+    (c) => !c.relaySockets && !c.upstreamConnections,
+    SETTLE_MS,
+  )).last;
   const memory = gateway.sampleMemory();
   const tally: Tally = {};
   const traffic = startOrdinaryTraffic(gateway.url, tally);

@@ -52,6 +52,10 @@ export interface UpstreamStandIn {
   waitOpenAtMost(n: number, limitMs?: number): Promise<void>;
   /** Resolves once `requests` reached `n` (rejects after `limitMs`). */
   waitRequests(n: number, limitMs?: number): Promise<void>;
+  /** Stops listening and closes every connection (the upstream goes down). */
+  down(): Promise<void>;
+  /** Listens again on the same port (the upstream is back). */
+  up(): void;
   /** Stops listening and closes every connection. */
   close(): Promise<void>;
 }
@@ -72,7 +76,11 @@ export function startUpstreamStandIn(
   mode: StandInMode = { kind: 'answer' },
   options: StandInOptions = {},
 ): UpstreamStandIn {
-  const listener = Deno.listen({ hostname: '127.0.0.1', port: options.port ?? 0 });
+  let listener: Deno.Listener | null = Deno.listen({
+    hostname: '127.0.0.1',
+    port: options.port ?? 0,
+  });
+  const port = (listener.addr as Deno.NetAddr).port;
   /** Connections whose request head is not read yet. */
   const pending = new Set<Deno.Conn>();
   /** Connections carrying a fault's request (the mode's), open now. */
@@ -80,9 +88,24 @@ export function startUpstreamStandIn(
   const piped = new Set<Deno.Conn>();
   const stats = { accepted: 0, requests: 0, closedByGateway: 0 };
   const front = { target: options.target, pending, conns, piped };
+  const accept = async (from: Deno.Listener) => {
+    try {
+      for await (const conn of from) {
+        stats.accepted++;
+        pending.add(conn);
+        serve(conn, standIn, stats, front).finally(() => {
+          pending.delete(conn);
+          conns.delete(conn);
+          piped.delete(conn);
+          closeQuietly(conn);
+        });
+      }
+    } catch { /* listener closed */ }
+  };
+  let accepting = accept(listener);
   const standIn = {
-    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
-    port: (listener.addr as Deno.NetAddr).port,
+    url: `http://127.0.0.1:${port}`,
+    port,
     mode,
     get open() {
       return conns.size;
@@ -106,29 +129,22 @@ export function startUpstreamStandIn(
     },
     waitOpenAtMost: (n: number, limitMs = 10_000) => until(() => conns.size <= n, limitMs),
     waitRequests: (n: number, limitMs = 10_000) => until(() => stats.requests >= n, limitMs),
-    async close() {
+    async down() {
       try {
-        listener.close();
+        listener?.close();
       } catch { /* closed */ }
+      listener = null;
       for (const conn of [...pending, ...conns]) closeQuietly(conn);
       standIn.cutPiped();
       await accepting;
     },
+    up() {
+      if (listener) return;
+      listener = Deno.listen({ hostname: '127.0.0.1', port });
+      accepting = accept(listener);
+    },
+    close: () => standIn.down(),
   };
-  const accepting = (async () => {
-    try {
-      for await (const conn of listener) {
-        stats.accepted++;
-        pending.add(conn);
-        serve(conn, standIn, stats, front).finally(() => {
-          pending.delete(conn);
-          conns.delete(conn);
-          piped.delete(conn);
-          closeQuietly(conn);
-        });
-      }
-    } catch { /* listener closed */ }
-  })();
   return standIn;
 }
 
