@@ -1,7 +1,8 @@
 /**
  * What every backend fault test asserts on a report: no problems (the fault's own checks: the
  * spec's answers, nothing refused reached the upstream, counts back at their baseline, memory
- * within its bound), ordinary traffic served, and the counts read on both sides.
+ * within its bound), ordinary traffic served (GraphQL POSTs, a subscription, an upload), and the
+ * counts read on both sides.
  */
 import assert from 'node:assert/strict';
 import type { FaultReport } from '../../scripts/faults/fault.ts';
@@ -10,7 +11,9 @@ import type { FaultReport } from '../../scripts/faults/fault.ts';
 export function assertFaultPassed(report: FaultReport): void {
   const shown = JSON.stringify(report, null, 1);
   assert.deepEqual(report.problems, [], shown);
-  assert.ok((report.answers['others ok'] ?? 0) > 0, `ordinary traffic served: ${shown}`);
+  for (const label of ['others ok', 'others subscription ok', 'others upload ok']) {
+    assert.ok((report.answers[label] ?? 0) > 0, `ordinary traffic: ${label}: ${shown}`);
+  }
   for (const side of [report.before, report.after]) {
     assert.equal(typeof side.fds, 'number', shown);
     assert.equal(typeof side.graphqlInFlight, 'number', shown);

@@ -46,6 +46,9 @@ export interface BackendFaultSpec {
   drive(context: DriveContext): Promise<void>;
 }
 
+/** What the ordinary traffic must get, each at least once. */
+const ORDINARY = ['others ok', 'others subscription ok', 'others upload ok'];
+
 /** Counts that must return exactly to the baseline. */
 const EXACT: (keyof FaultCounts)[] = [
   'graphqlInFlight',
@@ -177,14 +180,16 @@ export function compare(before: FaultCounts, after: FaultCounts): string[] {
 }
 
 function unexpected(spec: BackendFaultSpec, answers: Tally): string[] {
-  const allowed = new Set(['others ok', ...spec.expected]);
+  const allowed = new Set([...ORDINARY, ...spec.expected]);
   const problems = Object.entries(answers)
     .filter(([label]) => !allowed.has(label))
     .map(([label, n]) => `unexpected answer '${label}' x${n}`);
   for (const label of spec.required) {
     if (!answers[label]) problems.push(`never answered '${label}'`);
   }
-  if (!answers['others ok']) problems.push('ordinary traffic was never served');
+  for (const label of ORDINARY) {
+    if (!answers[label]) problems.push(`ordinary traffic never answered '${label}'`);
+  }
   return problems;
 }
 

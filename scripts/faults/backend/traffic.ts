@@ -1,11 +1,17 @@
 /**
  * The callers of a backend fault: labelled requests (an answer becomes 'ok', or '<status>
  * <code>' from the error envelope), and the ordinary traffic that keeps flowing beside the
- * fault: GraphQL POSTs of a signed-in owner whose session the gate has cached, counted under
- * 'others ok' (or 'others <status> <code>' when the fault reached them).
+ * fault, all from a signed-in owner whose session the gate has cached: GraphQL POSTs ('others
+ * ok'), and in turn a subscription over the relay run to its end ('others subscription ok') and
+ * an upload ('others upload ok'); anything else is 'others <label>'.
  */
+import { createClient } from 'graphql-ws';
 import { WORLD_IDS } from '../../sandbox/mod.ts';
 
+/** A subscription naming bot 1 (the sandbox streams a few events, then completes). */
+const BOOKINGS = 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }';
+/** Gap between two turns of the subscription-and-upload caller (ms). */
+const MIXED_GAP_MS = 500;
 /** A query naming one bot (`$botID`): `bot(id) { id title }` (tests/gate BOT_QUERY). */
 export const BOT_QUERY = 'query B($botID: BotID!) { bot(id: $botID) { id title } }';
 /** A query naming a bot and a flow (resource) id (tests/gate FLOW_QUERY). */
@@ -71,6 +77,48 @@ export async function graphql(
   }
 }
 
+/** A subscription of bot 1's bookings through the relay, run to its end; its label. */
+export function subscription(gateway: string, jwt: string): Promise<string> {
+  const client = createClient({
+    url: `${gateway.replace('http', 'ws')}/svc/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authToken: `Bearer ${jwt}` },
+    retryAttempts: 0,
+    lazy: true,
+  });
+  let events = 0;
+  return new Promise<string>((resolve) => {
+    client.subscribe({ query: BOOKINGS, variables: { botID: WORLD_IDS.bot1 } }, {
+      next: () => void events++,
+      error: (error) => resolve(`subscription ${errorLabel(error)}`),
+      complete: () => resolve(events > 0 ? 'subscription ok' : 'subscription empty'),
+    });
+  }).finally(() => client.dispose());
+}
+
+/** The code of a graphql-ws error (error frames or a close event). */
+function errorLabel(error: unknown): string {
+  const frames = error as { extensions?: { code?: string } }[];
+  if (Array.isArray(frames)) return frames[0]?.extensions?.code ?? 'error';
+  const close = error as { code?: number; reason?: string };
+  return typeof close?.code === 'number' ? `close ${close.code}` : 'error';
+}
+
+/** A 1000-byte PNG uploaded for bot 1 (REST upload route); its label ('upload ok'). */
+export async function upload(gateway: string, jwt: string): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(1000).fill(65)], { type: 'image/png' }), 'a.png');
+  try {
+    const response = await callerFetch(
+      `${gateway}/svc/api/filestorage/upload/bot?fileType=Image&botID=${WORLD_IDS.bot1}`,
+      { method: 'POST', body: form, headers: { authorization: `Bearer ${jwt}` } },
+    );
+    return `upload ${await labelOf(response)}`;
+  } catch (error) {
+    return `upload error ${(error as Error).name}`;
+  }
+}
+
 /** The ordinary traffic: who sends it and where the labels go. */
 export interface OrdinaryTraffic {
   /** The bearer used (replace it with a fresh cached one between fault phases). */
@@ -87,7 +135,8 @@ const ORDINARY_GAP_MS = 300;
 
 /**
  * Starts `callers` loops of BOT_QUERY for bot 1 with `jwt` (an owner of bot 1 whose session is
- * cached) against `gateway`, each label counted in `tally` as 'others <label>'.
+ * cached) against `gateway`, and one caller alternating a subscription and an upload; each label
+ * counted in `tally` as 'others <label>'.
  */
 export function startOrdinaryTraffic(
   gateway: string,
@@ -104,7 +153,17 @@ export function startOrdinaryTraffic(
       await new Promise((resolve) => setTimeout(resolve, ORDINARY_GAP_MS));
     }
   };
-  const loops = Array.from({ length: callers }, loop);
+  const mixed = async () => {
+    // At least one turn of each, however short the fault.
+    for (let turn = 0; turn < 2 || !stopping.signal.aborted; turn++) {
+      const label = turn % 2 === 0
+        ? await subscription(gateway, traffic.jwt)
+        : await upload(gateway, traffic.jwt);
+      count(tally, `others ${label}`);
+      await new Promise((resolve) => setTimeout(resolve, MIXED_GAP_MS));
+    }
+  };
+  const loops = [...Array.from({ length: callers }, loop), mixed()];
   traffic.stop = async () => {
     stopping.abort();
     await Promise.all(loops);
