@@ -18,6 +18,7 @@ import {
 import {
   BOT_QUERY,
   count,
+  disposeQuietly,
   FAULT_QUERY,
   graphql,
   ORDINARY_UPLOAD,
@@ -147,7 +148,7 @@ async function warmUp(gateway: string): Promise<string[]> {
     upload(gateway, ORDINARY_UPLOAD),
     subscribeOnce(client),
   ]);
-  await client.dispose();
+  await disposeQuietly(client);
   return labels.filter((l) => l !== 'ok').map((l) => `warm-up answered ${l}`);
 }
 

@@ -97,7 +97,7 @@ async function runOne(fault: Fault, host: FaultHost, durationMs: number): Promis
       before: {},
       after: {},
       memory: { before: 0, peak: 0, after: 0 },
-      problems: [`did not run: ${(error as Error).message.split('\n')[0]}`],
+      problems: [`did not run: ${String((error as Error)?.message ?? error).split('\n')[0]}`],
     };
   }
 }

@@ -108,6 +108,16 @@ export function socketClient(gateway: string): Client {
   });
 }
 
+/**
+ * Disposes `client`; never rejects (graphql-ws can reject with the socket's error Event when the
+ * socket failed while connecting: nothing is left to close then).
+ */
+export async function disposeQuietly(client: Client): Promise<void> {
+  try {
+    await client.dispose();
+  } catch { /* the socket is gone already */ }
+}
+
 /** The label of a subscription's end: 'ok' (completed), 'close <code>' or 'error <message>'. */
 export function subscribeOnce(client: Client, botID: string = WORLD_IDS.bot1): Promise<string> {
   return new Promise((resolve) => {
@@ -154,7 +164,7 @@ export function startOrdinaryTraffic(gateway: string, tally: Tally): OrdinaryTra
   return {
     async stop() {
       stopping.abort();
-      await client.dispose();
+      await disposeQuietly(client);
       await Promise.all(loops);
     },
   };

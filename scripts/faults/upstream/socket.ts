@@ -11,7 +11,14 @@
  *   and once it is back new subscriptions and calls work.
  */
 import type { Client } from 'graphql-ws';
-import { BOOKINGS, FAULT_QUERY, graphql, socketClient, subscribeOnce } from '../traffic.ts';
+import {
+  BOOKINGS,
+  disposeQuietly,
+  FAULT_QUERY,
+  graphql,
+  socketClient,
+  subscribeOnce,
+} from '../traffic.ts';
 import { settles } from '../harness.ts';
 import { defaultSwitches, WORLD_IDS } from '../../sandbox/mod.ts';
 import type { Fault, FaultHost, FaultRunOptions } from '../fault.ts';
@@ -58,7 +65,7 @@ async function cutRound(world: FaultWorld, cut: () => Promise<void>): Promise<vo
   for (const end of ends) {
     world.tally[`subscriber ${end}`] = (world.tally[`subscriber ${end}`] ?? 0) + 1;
   }
-  await Promise.all(subs.map((s) => s.client.dispose()));
+  await Promise.all(subs.map((s) => disposeQuietly(s.client)));
   world.sandbox.switches.stream = defaultSwitches().stream;
 }
 
@@ -69,7 +76,7 @@ async function afterRound(world: FaultWorld): Promise<void> {
     subscribeOnce(client),
     graphql(world.gateway.url, { query: FAULT_QUERY }),
   ]);
-  await client.dispose();
+  await disposeQuietly(client);
   for (const label of labels) {
     world.tally[`after: ${label}`] = (world.tally[`after: ${label}`] ?? 0) + 1;
   }
