@@ -42,7 +42,8 @@ export function answerTooLarge(limit: number): Refusal {
  * fetch(url, init) with a deadline covering the answer's headers; the body
  * is read by the caller under the same signal (`signal` aborts after
  * `timeoutMs`, or as soon as `caller` aborts; call `done()` once the body is
- * consumed to clear the timer).
+ * consumed to clear the timer; `failed()` is the refusal for a body that failed to read:
+ * timed out, caller gone, else unreachable).
  */
 export async function fetchWithDeadline(
   fetchImpl: typeof fetch,
@@ -50,15 +51,16 @@ export async function fetchWithDeadline(
   init: RequestInit,
   timeoutMs: number,
   caller?: CallerSignal,
-): Promise<Outcome & { done: () => void }> {
+): Promise<Outcome & { done: () => void; failed: () => Refusal }> {
   const deadline = startDeadline(timeoutMs, caller);
   const done = deadline.clear;
+  const failed = deadline.refusal;
   try {
     const response = await fetchImpl(url, { ...init, signal: deadline.signal });
-    return { response, done };
+    return { response, done, failed };
   } catch {
     done();
-    return { refused: deadline.refusal(), done };
+    return { refused: deadline.refusal(), done, failed };
   }
 }
 
@@ -154,7 +156,7 @@ export function fetchPostText(fetchImpl: typeof fetch): PostText {
       const { status, headers: answered } = outcome.response;
       return { answer: { status, contentType: answered.get('content-type'), text } };
     } catch {
-      return { refused: call.caller?.aborted ? callerGone() : upstreamTimedOut(timeoutMs) };
+      return { refused: outcome.failed() };
     } finally {
       outcome.done();
     }
