@@ -13,6 +13,7 @@ import type { Fault, FaultCounts, FaultHost, FaultReport } from './fault.ts';
 import { mib } from './harness.ts';
 import { upstreamHttpFaults } from './upstream/http.ts';
 import { upstreamSocketFaults } from './upstream/socket.ts';
+import { notReadingFault } from './upstream/not_reading.ts';
 import { browserAbortFaults } from './browser/aborts.ts';
 import { silentConnectionsFault } from './browser/idle.ts';
 import { faults as backendFaults } from './backend/mod.ts';
@@ -21,6 +22,7 @@ import { faults as backendFaults } from './backend/mod.ts';
 export const ALL_FAULTS: readonly Fault[] = [
   ...upstreamHttpFaults,
   ...upstreamSocketFaults,
+  notReadingFault,
   ...browserAbortFaults,
   silentConnectionsFault,
   ...backendFaults,

@@ -42,6 +42,8 @@ export interface UpstreamStandIn {
   readonly piped: number;
   /** Cuts every piped WebSocket connection (both sides); returns how many. */
   cutPiped(): number;
+  /** While true, the piped sockets stop reading the gateway's frames (the upstream's frames still flow). */
+  readsStopped: boolean;
   /** Connections accepted so far. */
   readonly accepted: number;
   /** Requests whose head was read so far. */
@@ -87,7 +89,7 @@ export function startUpstreamStandIn(
   const conns = new Set<Deno.Conn>();
   const piped = new Set<Deno.Conn>();
   const stats = { accepted: 0, requests: 0, closedByGateway: 0 };
-  const front = { target: options.target, pending, conns, piped };
+  const front: Front = { target: options.target, readsStopped: false, pending, conns, piped };
   const accept = async (from: Deno.Listener) => {
     try {
       for await (const conn of from) {
@@ -112,6 +114,12 @@ export function startUpstreamStandIn(
     },
     get piped() {
       return piped.size;
+    },
+    set readsStopped(stopped: boolean) {
+      front.readsStopped = stopped;
+    },
+    get readsStopped() {
+      return front.readsStopped;
     },
     cutPiped() {
       const n = piped.size;
@@ -165,6 +173,8 @@ async function until(test: () => boolean, limitMs: number): Promise<void> {
 /** Where ordinary traffic goes (see the module comment). */
 interface Front {
   target: string | undefined;
+  /** While true, piped sockets' frames from the gateway are not read (the kernel buffers fill). */
+  readsStopped: boolean;
   pending: Set<Deno.Conn>;
   conns: Set<Deno.Conn>;
   piped: Set<Deno.Conn>;
@@ -183,7 +193,7 @@ async function serve(
   const ordinary = front.target !== undefined && !/[?&](op=Fault|fault=1)\b/.test(head.path);
   if (ordinary && head.upgrade) {
     front.piped.add(conn);
-    return await pipeTo(conn, front.target!, head.raw);
+    return await pipeTo(conn, front, head.raw);
   }
   if (!ordinary) front.conns.add(conn);
   const body = await readBody(conn, head);
@@ -297,7 +307,8 @@ async function forward(conn: Deno.Conn, target: string, head: Head, body: Uint8A
 }
 
 /** Pipes `conn` (its head already read: `raw`) to the target, both ways, until either closes. */
-async function pipeTo(conn: Deno.Conn, target: string, raw: Uint8Array): Promise<void> {
+async function pipeTo(conn: Deno.Conn, front: Front, raw: Uint8Array): Promise<void> {
+  const target = front.target!;
   const { hostname, port } = new URL(target);
   let upstream: Deno.Conn;
   try {
@@ -311,14 +322,15 @@ async function pipeTo(conn: Deno.Conn, target: string, raw: Uint8Array): Promise
   };
   await write(upstream, raw);
   await Promise.race([
-    copy(conn, upstream),
+    copy(conn, upstream, () => front.readsStopped),
     copy(upstream, conn),
   ]).finally(cut);
 }
 
-async function copy(from: Deno.Conn, to: Deno.Conn): Promise<void> {
+async function copy(from: Deno.Conn, to: Deno.Conn, paused?: () => boolean): Promise<void> {
   const chunk = new Uint8Array(64 * 1024);
   while (true) {
+    while (paused?.()) await new Promise((resume) => setTimeout(resume, 50));
     const n = await from.read(chunk).catch(() => null);
     if (n === null) return;
     if (!await write(to, chunk.subarray(0, n))) return;
