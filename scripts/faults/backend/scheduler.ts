@@ -30,6 +30,12 @@ const PG_NET_TIMEOUT_MS = 1_000;
 /** How slow the upstream publish is in the slow faults (ms). */
 const SLOW_PUBLISH_MS = 3_000;
 
+/**
+ * Pause between two rounds of a longer run (ms): the scheduler ticks each minute, so a soak
+ * needs no storm of callbacks (each round is a few).
+ */
+const ROUND_PAUSE_MS = 1_000;
+
 const REFUSED = 'callback refused';
 const TIMED_OUT = 'callback timed out';
 const OK = 'callback ok';
@@ -285,7 +291,11 @@ function schedulerFault(
           async drive(ctx) {
             const until = Date.now() + options.durationMs;
             const s = await scheduler(ctx);
-            do await drive(s); while (Date.now() < until);
+            while (true) {
+              await drive(s);
+              if (Date.now() >= until) break;
+              await sleep(ROUND_PAUSE_MS);
+            }
           },
         },
         host,
