@@ -57,6 +57,11 @@ export interface FaultScenario {
   expected: readonly string[];
   /** Every label ordinary traffic may get (default: only 'ok'). */
   others?: readonly string[];
+  /**
+   * stderr lines the fault may make the gateway write (an error's stack lines go with it); any
+   * other line is a problem.
+   */
+  logs?: RegExp;
   /** Whether the ordinary warm-up must succeed before the fault (default true). */
   warm?: boolean;
 }
@@ -114,6 +119,7 @@ async function measure(
     (c) => !c.relaySockets && !c.upstreamConnections,
     SETTLE_MS,
   )).last;
+  const stderrBefore = gateway.process.errors.length;
   const memory = gateway.sampleMemory();
   const tally: Tally = {};
   const traffic = startOrdinaryTraffic(gateway.url, tally);
@@ -132,7 +138,10 @@ async function measure(
   const after = settled.last;
   const mem = await memory.stop();
   problems.push(...answerProblems(tally, scenario), ...countProblems(before, after));
-  problems.push(...memoryProblems(mem));
+  problems.push(
+    ...memoryProblems(mem),
+    ...stderrProblems(gateway.process.errors.slice(stderrBefore), scenario.logs),
+  );
   return { fault: name, host, answers: tally, before, after, memory: mem, problems };
 }
 
@@ -150,6 +159,18 @@ async function warmUp(gateway: string): Promise<string[]> {
   ]);
   await disposeQuietly(client);
   return labels.filter((l) => l !== 'ok').map((l) => `warm-up answered ${l}`);
+}
+
+/**
+ * A fault is ordinary traffic for a gateway: nothing it does may reach the process's stderr
+ * (an uncaught error's trace). Runtime deprecation notices aside.
+ */
+function stderrProblems(lines: string[], allowed?: RegExp): string[] {
+  const written = lines.filter((l) =>
+    l.trim() !== '' && !/DeprecationWarning|--trace-deprecation/.test(l) &&
+    !(allowed && (allowed.test(l) || /^\s+at /.test(l)))
+  );
+  return written.length ? [`the gateway wrote ${written.length} stderr lines: ${written[0]}`] : [];
 }
 
 /** Labels outside the scenario's expected sets; ordinary traffic must have gone through. */

@@ -80,6 +80,21 @@ async function halfHead(gateway: string): Promise<string> {
   return 'closed mid-head';
 }
 
+/** Sends a request head promising 1000 bytes and 10 of them on a raw connection, then closes. */
+async function halfBody(gateway: string, path: string): Promise<string> {
+  const { hostname, port } = new URL(gateway);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  await conn.write(
+    new TextEncoder().encode(
+      `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\n` +
+        'content-length: 1000\r\n\r\n{"query":',
+    ),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  conn.close();
+  return 'closed mid-body';
+}
+
 /** Reads the first chunk of an answer, then aborts the call. */
 async function abortMidAnswer(
   call: (signal: AbortSignal) => Promise<Response>,
@@ -137,6 +152,19 @@ export const browserAbortFaults: Fault[] = [
         world.tally,
         () => abortRound(world, 'upload mid-body', (s) => uploadFault(gateway, s, stalledBody())),
       );
+    },
+  })),
+  fault('browser: closes a POST mid-body', () => ({
+    expected: ['closed mid-body'],
+    async drive(world) {
+      const reached = world.standIn.requests;
+      const gateway = world.gateway.url;
+      await repeat(world.until, world.tally, async () => {
+        world.tally['closed mid-body'] = (world.tally['closed mid-body'] ?? 0) + 1;
+        await halfBody(gateway, '/svc/graphql?op=Fault');
+        return await halfBody(gateway, FAULT_UPLOAD);
+      });
+      if (world.standIn.requests !== reached) world.tally['a half body reached the upstream'] = 1;
     },
   })),
   fault('browser: closes mid-head', () => ({
