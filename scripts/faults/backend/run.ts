@@ -86,6 +86,8 @@ async function measure(
   const problems: string[] = [];
   const answers: Tally = {};
   await warm(world, gateway, problems);
+  const stdoutBefore = gateway.process.lines.length;
+  const stderrBefore = gateway.process.errors.length;
   const before = await quiet(world, gateway);
   const memory = gateway.sampleMemory();
   const othersJwt = await world.token(world.users.a);
@@ -113,6 +115,7 @@ async function measure(
     await heal(world);
   }
   const after = await settle(world, gateway, before);
+  problems.push(...outputProblems(world, gateway, stdoutBefore, stderrBefore));
   const mem = await memory.stop();
   problems.push(...compare(before, after), ...unexpected(spec, answers));
   if (mem.after - mem.before > RSS_GROWTH_BOUND) {
@@ -149,6 +152,37 @@ async function quiet(world: BackendWorld, gateway: FaultGateway): Promise<FaultC
   const until = Date.now() + 3_000;
   while (world.proxy.openConnections() > 0 && Date.now() < until) await sleep(100);
   return await countsOf(world, gateway);
+}
+
+/** stderr lines any run may show: Node's warning for a dependency of supabase-js. */
+const HARMLESS_STDERR = /DEP0040|punycode|--trace-deprecation/;
+
+/**
+ * What the gateway printed during the fault: a backend fault is ordinary traffic, so nothing
+ * may reach its stderr (harmless warnings aside), and no line may carry the master token or the
+ * service-role key (SPEC: the master token never appears in a log line).
+ */
+function outputProblems(
+  world: BackendWorld,
+  gateway: FaultGateway,
+  stdoutFrom: number,
+  stderrFrom: number,
+): string[] {
+  const problems: string[] = [];
+  const errors = gateway.process.errors.slice(stderrFrom).filter((l) => !HARMLESS_STDERR.test(l));
+  if (errors.length > 0) {
+    problems.push(`the gateway wrote ${errors.length} stderr lines: ${errors[0].slice(0, 200)}`);
+  }
+  const env = world.env();
+  const secrets = [env.SVC_TOKEN, env.BACKEND_SERVICE_ROLE_KEY, env.ADMIN_PASSWORD];
+  const lines = [
+    ...gateway.process.lines.slice(stdoutFrom),
+    ...gateway.process.errors.slice(stderrFrom),
+  ];
+  if (lines.some((line) => secrets.some((secret) => line.includes(secret)))) {
+    problems.push('a secret (master token, service-role key or admin password) was printed');
+  }
+  return problems;
 }
 
 /** Polls the counts until they are back at `before` or SETTLE_MS passed; the last read. */
