@@ -4,7 +4,8 @@
  * by default: the duration is shared evenly between the runs, at least MIN_RUN_MS each, plus
  * each run's own setup), and prints one table row per run: fault, host, answers seen,
  * the counts before and after, resident memory before, peak and after, and the problems
- * (none: PASS). Exit code 1 when any run found a problem, 2 for a bad flag.
+ * (none: PASS). Each run's verdict is printed as it ends (with its problems), the table at the
+ * end. Exit code 1 when any run found a problem, 2 for a bad flag.
  *
  * The npm package must be built (`deno task soak` builds it first) for the Node host.
  */
@@ -87,20 +88,36 @@ export const TABLE_HEADER = [
   'problems',
 ];
 
-/** Runs `fault` on `host`; a fixture failure becomes a report with that problem. */
+/** How long past its duration a run may take before it is reported as hung (ms). */
+const HUNG_AFTER_MS = 3 * 60_000;
+
+/**
+ * Runs `fault` on `host`; a fixture failure, or a run still going HUNG_AFTER_MS past its
+ * duration (left behind: the soak goes on), becomes a report with that problem.
+ */
 async function runOne(fault: Fault, host: FaultHost, durationMs: number): Promise<FaultReport> {
+  const failed = (problem: string): FaultReport => ({
+    fault: fault.name,
+    host,
+    answers: {},
+    before: {},
+    after: {},
+    memory: { before: 0, peak: 0, after: 0 },
+    problems: [problem],
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<FaultReport>((resolve) =>
+    timer = setTimeout(
+      () => resolve(failed(`still running ${HUNG_AFTER_MS / 1000} s past its duration`)),
+      durationMs + HUNG_AFTER_MS,
+    )
+  );
   try {
-    return await fault.run(host, { durationMs });
+    return await Promise.race([fault.run(host, { durationMs }), hung]);
   } catch (error) {
-    return {
-      fault: fault.name,
-      host,
-      answers: {},
-      before: {},
-      after: {},
-      memory: { before: 0, peak: 0, after: 0 },
-      problems: [`did not run: ${String((error as Error)?.message ?? error).split('\n')[0]}`],
-    };
+    return failed(`did not run: ${String((error as Error)?.message ?? error).split('\n')[0]}`);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -137,7 +154,8 @@ async function main(): Promise<number> {
     for (const host of fault.hosts.filter((h) => hosts.includes(h))) {
       const report = await runOne(fault, host, perRun);
       const row = tableRow(report);
-      console.log(`${row[5] === 'PASS' ? 'PASS' : 'FAIL'} ${report.host} ${report.fault}`);
+      const verdict = row[5] === 'PASS' ? 'PASS' : `FAIL (${row[5]})`;
+      console.log(`${verdict} ${report.host} ${report.fault}`);
       rows.push(row);
     }
   }
