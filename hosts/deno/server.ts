@@ -41,7 +41,10 @@ export function denoHandler(proxy: SvcProxy) {
       // the common path (issue 13): a small body read whole (Deno's fast path, not the stream),
       // the core's PlainAnswer, no Headers object to fill
       if (mayPreread(request.headers.get('content-length'))) {
-        withPrereadBody(request, new Uint8Array(await request.arrayBuffer()));
+        const body = await request.arrayBuffer().catch(() => null);
+        // the caller went away mid-body (issue 23): nobody reads an answer, nothing is logged
+        if (body === null) return plainResponse(400, 'Bad Request');
+        withPrereadBody(request, new Uint8Array(body));
       }
       const answer = await proxy.handleGraphql(request, conn);
       const headers = plainHeadersFor(request, answer.headers);

@@ -27,6 +27,10 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
       req.on('error', (error) => {
         if (!dropped) controller.error(error);
       });
+      // a caller that goes away mid-body: the stream fails instead of waiting forever (issue 23)
+      req.on('close', () => {
+        if (!dropped && !req.complete) controller.error(new Error('the caller went away'));
+      });
     },
     pull() {
       req.resume();
@@ -48,6 +52,10 @@ export function readSmallBody(req: IncomingMessage): Promise<Uint8Array> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
     req.once('error', reject);
+    // a caller that goes away mid-body: fail instead of waiting forever (issue 23)
+    req.once('close', () => {
+      if (!req.complete) reject(new Error('the caller went away'));
+    });
   });
 }
 
@@ -68,24 +76,31 @@ export function toUpgradeRequest(req: IncomingMessage, origin: string): Request 
  * The Web Request for a node request (`origin` is e.g. http://127.0.0.1:8000).
  * A body that declared at most 64 KiB is read whole first (cheaper than a
  * stream); any other body is a stream the core reads under its ceiling.
+ * `signal` (hosts/node/caller_signal.ts) becomes the Request's signal: it aborts when the
+ * caller goes away, and the core cancels its upstream call on it (issue 23).
  */
-export async function toRequest(req: IncomingMessage, origin: string): Promise<Request> {
+export async function toRequest(
+  req: IncomingMessage,
+  origin: string,
+  signal?: AbortSignal,
+): Promise<Request> {
   const method = req.method ?? 'GET';
   const url = new URL(req.url ?? '/', origin);
   const headers = webHeaders(req);
-  if (method === 'GET' || method === 'HEAD') return new Request(url, { method, headers });
+  if (method === 'GET' || method === 'HEAD') return new Request(url, { method, headers, signal });
   if (mayPreread(req.headers['content-length'])) {
     const bytes = await readSmallBody(req);
     // A JSON body (every JSON route reads through readCappedBytes) goes beside the Request
     // instead of in it: no Web stream for the common path.
     if (JSON_TYPE.test(headers.get('content-type') ?? '')) {
-      return withPrereadBody(new Request(url, { method, headers }), bytes);
+      return withPrereadBody(new Request(url, { method, headers, signal }), bytes);
     }
-    return new Request(url, { method, headers, body: bytes as Uint8Array<ArrayBuffer> });
+    return new Request(url, { method, headers, signal, body: bytes as Uint8Array<ArrayBuffer> });
   }
   return new Request(url, {
     method,
     headers,
+    signal,
     body: bodyStream(req),
     // @ts-ignore: duplex is needed for a streamed request body
     duplex: 'half',

@@ -5,18 +5,26 @@
  * Node host's profile). The deadline is one entry in the shared timer heap covering headers and
  * body (src/ws/timer_heap.ts: no runtime timer per call); when it fires the request is aborted
  * through undici's dispatch controller (or, if undici has not started it yet, as soon as it does)
- * and the caller gets 504 at once.
+ * and the caller gets 504 at once. The same abort ends the call when the caller goes away
+ * (issue 23: its in-flight slot is released at once) and when the answer passes its size bound
+ * (502 UpstreamAnswerTooLarge).
  */
 import { Buffer } from 'node:buffer';
 import type { Dispatcher } from 'undici';
-import type { PostText, TextAnswer } from '../../src/upstream/outbound.ts';
-import { upstreamTimedOut, upstreamUnreachable } from '../../src/upstream/outbound.ts';
+import type { PostCall, PostText, TextAnswer } from '../../src/upstream/outbound.ts';
+import {
+  answerTooLarge,
+  callerGone,
+  upstreamTimedOut,
+  upstreamUnreachable,
+} from '../../src/upstream/outbound.ts';
+import type { CallerSignal } from '../../src/http/request.ts';
 import type { Refusal } from '../../src/http/error_codes.ts';
 import { SHARED_TIMERS, type TimerEntry } from '../../src/ws/timer_heap.ts';
 
 type Settle = (outcome: { answer: TextAnswer } | { refused: Refusal }) => void;
 
-/** The error a fired deadline aborts the request with (never shown to anyone). */
+/** The error a fired deadline (or a gone caller, an oversize answer) aborts the request with. */
 const DEADLINE = new Error('svc-gateway: upstream deadline');
 
 /** One in-flight POST: collects the answer, settles once. */
@@ -24,34 +32,54 @@ class PostHandler implements Dispatcher.DispatchHandler {
   #settle: Settle | null;
   #controller: Dispatcher.DispatchController | null = null;
   #timer: TimerEntry;
+  /** Set once the call is given up (deadline, caller gone, answer too large): abort on start. */
+  #stopped = false;
   #timedOut = false;
   #status = 0;
   #contentType: string | null = null;
   #chunks: Buffer[] = [];
+  #bytes = 0;
   readonly #timeoutMs: number;
+  readonly #maxBytes: number;
+  readonly #caller: CallerSignal | undefined;
+  readonly #onCallerGone = () => this.#stop({ refused: callerGone() });
 
-  constructor(settle: Settle, timeoutMs: number) {
+  constructor(settle: Settle, timeoutMs: number, call: PostCall) {
     this.#settle = settle;
     this.#timeoutMs = timeoutMs;
+    this.#maxBytes = call.maxAnswerBytes ?? Infinity;
     this.#timer = SHARED_TIMERS.schedule(timeoutMs, () => this.#expire());
+    this.#caller = call.caller;
+    if (this.#caller?.aborted) this.#onCallerGone();
+    else this.#caller?.addEventListener('abort', this.#onCallerGone);
   }
 
   #finish(outcome: { answer: TextAnswer } | { refused: Refusal }): void {
+    if (this.#settle === null) return;
     SHARED_TIMERS.cancel(this.#timer);
+    this.#caller?.removeEventListener('abort', this.#onCallerGone);
     const settle = this.#settle;
     this.#settle = null;
-    settle?.(outcome);
+    settle(outcome);
+  }
+
+  /** Gives the call up: the upstream request is aborted (its connection closed) and settled. */
+  #stop(outcome: { refused: Refusal }): void {
+    this.#stopped = true;
+    this.#chunks = [];
+    // settled first: the abort calls onResponseError synchronously, which must not settle it
+    this.#finish(outcome);
+    this.#controller?.abort(DEADLINE);
   }
 
   #expire(): void {
     this.#timedOut = true;
-    this.#controller?.abort(DEADLINE);
-    this.#finish({ refused: upstreamTimedOut(this.#timeoutMs) });
+    this.#stop({ refused: upstreamTimedOut(this.#timeoutMs) });
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
-    if (this.#timedOut) controller.abort(DEADLINE);
+    if (this.#stopped) controller.abort(DEADLINE);
   }
 
   onResponseStart(
@@ -62,13 +90,22 @@ class PostHandler implements Dispatcher.DispatchHandler {
     this.#status = statusCode;
     const type = headers['content-type'];
     this.#contentType = Array.isArray(type) ? type[0] : type ?? null;
+    if (Number(headers['content-length']) > this.#maxBytes) this.#tooLarge();
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#stopped) return;
+    this.#bytes += chunk.byteLength;
+    if (this.#bytes > this.#maxBytes) return this.#tooLarge();
     this.#chunks.push(chunk);
   }
 
+  #tooLarge(): void {
+    this.#stop({ refused: answerTooLarge(this.#maxBytes) });
+  }
+
   onResponseEnd(): void {
+    if (this.#stopped) return;
     const whole = this.#chunks.length === 1 ? this.#chunks[0] : Buffer.concat(this.#chunks);
     this.#chunks = [];
     const decoded = whole.toString();
@@ -95,12 +132,14 @@ function splitUrl(url: string): { origin: string; path: string } {
 /**
  * {@link PostText} over `dispatcher` (the Node hosts' shared EnvHttpProxyAgent, so proxy
  * variables hold): the answer is read whole as UTF-8 text within `timeoutMs`; 504
- * ProxyUpstreamUnavailable when it times out or the upstream cannot be reached.
+ * ProxyUpstreamUnavailable when it times out, the upstream cannot be reached or `call.caller`
+ * aborts (the request is then aborted at once); 502 UpstreamAnswerTooLarge past
+ * `call.maxAnswerBytes`.
  */
 export function dispatchPostText(dispatcher: Dispatcher): PostText {
-  return (url, headers, body, timeoutMs) =>
+  return (url, headers, body, timeoutMs, call = {}) =>
     new Promise((settle) => {
-      const handler = new PostHandler(settle, timeoutMs);
+      const handler = new PostHandler(settle, timeoutMs, call);
       const { origin, path } = splitUrl(url);
       try {
         dispatcher.dispatch({ origin, path, method: 'POST', headers, body }, handler);

@@ -20,6 +20,7 @@ import type { SvcProxy } from '../../src/proxy.ts';
 import { adaptWsSocket } from '../../src/ws/mod.ts';
 import { sendResponse, toRequest, toUpgradeRequest } from './bridge.ts';
 import { answerLean, takesLeanPath } from './lean.ts';
+import { responseAbortSignal } from './caller_signal.ts';
 
 /** Called for a request neither health nor the proxy claims. */
 export type NextHandler = (error?: unknown) => void;
@@ -100,7 +101,7 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
       if (takesLeanPath(req, path, proxy.config.httpPath)) {
         return await answerLean(proxy, req, res, originOf(req), conn);
       }
-      const request = await toRequest(req, originOf(req));
+      const request = await toRequest(req, originOf(req), responseAbortSignal(res));
       const response = await proxy.handle(request, conn);
       if (response === null) return next();
       await sendResponse(req, res, response);

@@ -13,6 +13,7 @@ import { mayPreread, withPrereadBody } from '../../src/http/preread.ts';
 import type { HeaderReader, SvcRequest } from '../../src/http/request.ts';
 import type { ConnInfo, SvcProxy } from '../../src/proxy.ts';
 import { lingerAfterEarlyAnswer, readSmallBody } from './bridge.ts';
+import { responseSignal } from './caller_signal.ts';
 
 /** Header values of a node request, repeated ones joined with ", " as Web Headers join them. */
 function headerReader(req: IncomingMessage): HeaderReader {
@@ -62,6 +63,8 @@ export async function answerLean(
     url: origin + (req.url ?? '/'),
     headers: headerReader(req),
     body: null,
+    // the browser going away cancels the upstream call (issue 23)
+    signal: responseSignal(res),
   };
   withPrereadBody(request, whole);
   sendPlainAnswer(req, res, await proxy.handleGraphql(request, conn));

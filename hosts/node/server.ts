@@ -4,7 +4,14 @@
  * to the relay through `ws` (noServer), others are destroyed.
  * SPEC "Startup behaviour and hosts" (Node server).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerOptions,
+  type ServerResponse,
+} from 'node:http';
+import { DEFAULTS } from '../../src/config/defaults.ts';
 import type { Buffer } from 'node:buffer';
 import type { Duplex } from 'node:stream';
 import { plainResponse } from '../../src/http/responses.ts';
@@ -17,10 +24,23 @@ export function notFound(req: IncomingMessage, res: ServerResponse): Promise<voi
   return sendResponse(req, res, plainResponse(404, 'Not Found'));
 }
 
+/**
+ * The node:http timeouts of every Node server host (issue 23; the defaults table): a connection
+ * that never sends its request head is closed after httpHeadersTimeoutMs (408), a request whose
+ * body stalls after httpRequestTimeoutMs, an idle keep-alive connection after
+ * httpKeepAliveTimeoutMs; checked every httpTimeoutCheckMs.
+ */
+export const NODE_SERVER_TIMEOUTS: ServerOptions = Object.freeze({
+  headersTimeout: DEFAULTS.httpHeadersTimeoutMs,
+  requestTimeout: DEFAULTS.httpRequestTimeoutMs,
+  keepAliveTimeout: DEFAULTS.httpKeepAliveTimeoutMs,
+  connectionsCheckingInterval: DEFAULTS.httpTimeoutCheckMs,
+});
+
 /** Builds the http.Server for `proxy` (not yet listening); unclaimed paths answer 404. */
 export function createNodeServer(proxy: SvcProxy): Server {
   const handler = createNodeHandler(proxy);
-  const server = createServer((req, res) => {
+  const server = createServer(NODE_SERVER_TIMEOUTS, (req, res) => {
     void handler.handleRequest(req, res, () => void notFound(req, res));
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -18,7 +18,7 @@ import { bindAddress, isLoopbackBind, loadEnv } from '../env.ts';
 import { enterBasePath, normaliseBasePath } from './base_path.ts';
 import { createNodeHandler } from './handler.ts';
 import { nodeOutbound } from './outbound.ts';
-import { notFound } from './server.ts';
+import { NODE_SERVER_TIMEOUTS, notFound } from './server.ts';
 import { createStaticHandler } from './static.ts';
 
 /** What createSvcServer takes; every field is optional. */
@@ -97,7 +97,7 @@ export function createSvcServer(init: SvcServerOptions = {}): SvcServer {
     if (!enterBasePath(req, basePath)) return void notFound(req, res);
     void handler.handleRequest(req, res, () => void serveStatic(req, res));
   };
-  const server = createServer(onRequest);
+  const server = createServer(NODE_SERVER_TIMEOUTS, onRequest);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!enterBasePath(req, basePath) || !handler.handleUpgrade(req, socket, head)) {
       socket.destroy();

@@ -115,11 +115,18 @@ export function createResourceStore(deps: ResourceStoreDeps): ResourceStore {
     for (const id of ids) if (!found.has(id)) unknown.set(id, until);
   };
 
+  /** A batch not written: its ids are written again the next time a caller names them. */
+  const unwritten = (batch: BindRow[]) => {
+    for (const row of batch) written.delete(row.resource_id);
+  };
+
   const send = async (batch: BindRow[]) => {
+    // A batch queued behind one that failed waits out the 5 s like everything else.
+    if (!available()) return unwritten(batch);
     const result = await rpc.call('svc_resource_bind', { p_bindings: batch }, deadline);
     if (result.status >= 200 && result.status < 300) return;
     leaveAlone();
-    for (const row of batch) written.delete(row.resource_id);
+    unwritten(batch);
   };
 
   const flush = () => {

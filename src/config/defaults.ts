@@ -36,6 +36,28 @@ export const DEFAULTS = {
   /** How soon a stale fence answer is asked for again after a failed refresh. */
   fenceStaleRetryMs: 5_000,
 
+  // Faults of the upstream and the network (issue 23; not spec numbers)
+  /**
+   * Upstream answers (GraphQL read whole, REST uploads' piped) are cut past this many bytes:
+   * 502 UpstreamAnswerTooLarge, or the piped answer ends early. GraphQL answers are held whole
+   * while rewritten, so with graphqlMaxConcurrent calls in flight this bounds the memory they
+   * can hold (32 x 8 MiB). Option upstreamAnswerMaxBytes, UPSTREAM_ANSWER_MAX_BYTES.
+   */
+  upstreamAnswerMaxBytes: 8 * 1024 * 1024,
+  /**
+   * Node host (node:http): a connection that has not sent a complete request head this long
+   * after it opened (or after its previous answer) is answered 408 and closed, so connections
+   * that never send a byte do not hold file descriptors. Deno.serve (2.9) has no such timeout:
+   * put the Deno host behind a reverse proxy that has one (README "Faults").
+   */
+  httpHeadersTimeoutMs: 15_000,
+  /** Node host: the whole request (head and body, e.g. a 25 MiB upload) must arrive within it. */
+  httpRequestTimeoutMs: 300_000,
+  /** Node host: an idle keep-alive connection is closed this long after its last answer. */
+  httpKeepAliveTimeoutMs: 5_000,
+  /** Node host: how often the two timeouts above are checked (a late close is at most this late). */
+  httpTimeoutCheckMs: 2_000,
+
   // Session gate (option auth)
   authCacheTtlMs: 30_000,
   authRpcName: 'svc_my_bot_ids',
@@ -236,6 +258,7 @@ export const CEILING_OPTIONS = [
   ['wsFlowPollMs', 'WS_FLOW_POLL_MS'],
   ['tenantRequestsPerMinute', 'TENANT_REQUESTS_PER_MINUTE'],
   ['tenantMaxSockets', 'TENANT_MAX_SOCKETS'],
+  ['upstreamAnswerMaxBytes', 'UPSTREAM_ANSWER_MAX_BYTES'],
   ['timeoutMs', null],
   ['slowTimeoutMs', null],
   ['wsInitTimeoutMs', null],

@@ -75,6 +75,8 @@ export interface SvcProxyOptions {
   graphqlMaxRootFields?: NumberLike;
   graphqlMaxDirectives?: NumberLike;
   graphqlMaxTokens?: NumberLike;
+  /** Upstream answers over this many bytes are cut off (not a spec option; issue 23). */
+  upstreamAnswerMaxBytes?: NumberLike;
   wsMaxSockets?: NumberLike;
   wsPreAuthSockets?: NumberLike;
   /** Relay keepalive and flow control (issue 20, 23; WS_PING_INTERVAL_MS ... WS_FLOW_POLL_MS). */

@@ -65,6 +65,8 @@ export interface ResolvedConfig {
   graphqlMaxRootFields: number;
   graphqlMaxDirectives: number;
   graphqlMaxTokens: number;
+  /** Bytes; upstream answers past it are cut off (issue 23). */
+  upstreamAnswerMaxBytes: number;
   wsMaxSockets: number;
   wsPreAuthSockets: number;
   /** Relay keepalive (ms): silence before a ping, wait for its pong (issue 23). */

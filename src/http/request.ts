@@ -11,6 +11,19 @@ export interface HeaderReader {
   get(name: string): string | null;
 }
 
+/**
+ * Aborts once when the caller goes away before its answer is written (the browser aborted, its
+ * connection closed). A Web Request's `signal` is one (Deno.serve aborts it when the connection
+ * closes); the Node host builds one over the node response (hosts/node/caller_signal.ts). The
+ * core hands it to the upstream call, which it cancels (issue 23: an aborted call must not hold
+ * its in-flight slot until the deadline).
+ */
+export interface CallerSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 /** The request as the core's GraphQL route and host/origin checks read it. */
 export interface SvcRequest {
   /** Upper-case method, e.g. "POST". */
@@ -23,4 +36,6 @@ export interface SvcRequest {
    * bytes with `withPrereadBody` (src/http/preread.ts), which every reader in the core consults.
    */
   readonly body: ReadableStream<Uint8Array> | null;
+  /** Aborts when the caller goes away (absent: the host cannot tell). */
+  readonly signal?: CallerSignal;
 }

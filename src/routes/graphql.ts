@@ -65,6 +65,9 @@ async function forward(
     timeoutMs: state.analyses.some((a) => a.slow)
       ? core.config.slowTimeoutMs
       : core.config.timeoutMs,
+    maxAnswerBytes: core.config.upstreamAnswerMaxBytes,
+    // a caller that goes away cancels the call, and its slot is released at once (issue 23)
+    caller: state.request?.signal,
   });
   core.metrics?.upstream('graphql', performance.now() - started);
   if ('refused' in outcome) {

@@ -15,7 +15,8 @@ import { requestBodyOf } from '../http/preread.ts';
 import { type Refusal, refusal } from '../http/error_codes.ts';
 import { methodNotAllowed, refusalResponse } from '../http/responses.ts';
 import { applySecurityHeaders } from '../http/security_headers.ts';
-import { fetchWithDeadline } from '../upstream/outbound.ts';
+import { answerTooLarge, fetchWithDeadline } from '../upstream/outbound.ts';
+import { pipedAnswer } from '../upstream/piped_answer.ts';
 import { UPLOAD_PATHS } from './rest_uploads.ts';
 
 /** Handles every path under the api prefix (`rest` is the part after the prefix). */
@@ -60,23 +61,33 @@ async function forwardUpload(
   const sent = requestBodyOf(request);
   const capped = sent ? cappedStream(sent, limit) : null;
   const url = `${core.config.upstream}/api${rest}${new URL(request.url).search}`;
-  const outcome = await fetchWithDeadline(core.fetch, url, {
-    method: 'POST',
-    headers,
-    body: capped?.stream ?? null,
-    // @ts-ignore: duplex is required by fetch for a streamed body; not yet in every lib typing
-    duplex: 'half',
-  }, core.config.timeoutMs);
+  const outcome = await fetchWithDeadline(
+    core.fetch,
+    url,
+    {
+      method: 'POST',
+      headers,
+      body: capped?.stream ?? null,
+      // @ts-ignore: duplex is required by fetch for a streamed body; not yet in every lib typing
+      duplex: 'half',
+    },
+    core.config.timeoutMs,
+    request.signal, // a caller gone cancels the upload (issue 23)
+  );
   if ('refused' in outcome) {
     return refuse(capped?.exceeded() ? tooLarge(limit) : outcome.refused);
   }
   const answer = outcome.response;
+  const maxBytes = core.config.upstreamAnswerMaxBytes;
+  if (Number(answer.headers.get('content-length') ?? NaN) > maxBytes) {
+    await answer.body?.cancel().catch(() => {});
+    outcome.done();
+    return refuse(answerTooLarge(maxBytes));
+  }
   const out = applySecurityHeaders(new Headers(cors));
   const answerType = answer.headers.get('content-type');
   if (answerType) out.set('content-type', answerType);
-  const body = answer.body?.pipeThrough(
-    new TransformStream({ flush: () => outcome.done() }),
-  ) ?? null;
   if (!answer.body) outcome.done();
+  const body = answer.body ? pipedAnswer(answer.body, maxBytes, outcome.done) : null;
   return new Response(body, { status: answer.status, headers: out });
 }

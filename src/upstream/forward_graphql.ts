@@ -10,6 +10,7 @@ import { scrubAnswerText } from '../graphql/mod.ts';
 import type { PlainAnswer } from '../http/answer.ts';
 import { withSecurityRecord } from '../http/security_headers.ts';
 import type { Refusal } from '../http/error_codes.ts';
+import type { CallerSignal } from '../http/request.ts';
 import type { PostText, TextAnswer } from './outbound.ts';
 
 /** What the forward sends: entries, batch shape, budget. */
@@ -20,6 +21,10 @@ export interface GraphqlForward {
   batch: boolean;
   /** ms: timeoutMs, or slowTimeoutMs when a slow publish field is present. */
   timeoutMs: number;
+  /** Bytes: a longer answer is refused 502 UpstreamAnswerTooLarge (issue 23). */
+  maxAnswerBytes: number;
+  /** The caller's signal: the call is cancelled when it aborts (issue 23). */
+  caller?: CallerSignal;
 }
 
 /** The forwarded body text: only query, operationName (when named) and variables. */
@@ -43,7 +48,10 @@ export function graphqlUrl(upstream: string, entries: readonly ForwardEntry[]): 
 /** The upstream's answer, read whole under the deadline. */
 export type GraphqlAnswer = TextAnswer;
 
-/** Sends the request through `post`; resolves to the answer or a 504 refusal. */
+/**
+ * Sends the request through `post`; resolves to the answer, or a 504 (timed out, unreachable,
+ * caller gone) or 502 (answer too large) refusal.
+ */
 export function forwardGraphql(
   post: PostText,
   f: GraphqlForward,
@@ -56,6 +64,7 @@ export function forwardGraphql(
     },
     serialiseEntries(f.entries, f.batch),
     f.timeoutMs,
+    { caller: f.caller, maxAnswerBytes: f.maxAnswerBytes },
   );
 }
 

@@ -4,6 +4,7 @@
  * HTTP_PROXY and NO_PROXY: Deno's fetch by itself, Node's through undici).
  */
 import { type Refusal, refusal } from '../http/error_codes.ts';
+import type { CallerSignal } from '../http/request.ts';
 
 /** The upstream answered, or it did not within `timeoutMs` / could not be reached. */
 export type Outcome = { response: Response } | { refused: Refusal };
@@ -22,48 +23,83 @@ export function upstreamUnreachable(): Refusal {
 }
 
 /**
+ * The refusal of a call cancelled because its caller went away (issue 23). Nobody is left to
+ * read it; it is what the route's metrics and access line record.
+ */
+export function callerGone(): Refusal {
+  return refusal('ProxyUpstreamUnavailable', 'The caller went away before the upstream answered');
+}
+
+/**
+ * 502 UpstreamAnswerTooLarge: the upstream's answer is over `limit` bytes (not a spec code: the
+ * spec has no answer-size bound; issue 23, option upstreamAnswerMaxBytes).
+ */
+export function answerTooLarge(limit: number): Refusal {
+  return refusal('UpstreamAnswerTooLarge', `The upstream's answer is over ${limit} bytes`);
+}
+
+/**
  * fetch(url, init) with a deadline covering the answer's headers; the body
  * is read by the caller under the same signal (`signal` aborts after
- * `timeoutMs`; call `done()` once the body is consumed to clear the timer).
+ * `timeoutMs`, or as soon as `caller` aborts; call `done()` once the body is
+ * consumed to clear the timer; `failed()` is the refusal for a body that failed to read:
+ * timed out, caller gone, else unreachable).
  */
 export async function fetchWithDeadline(
   fetchImpl: typeof fetch,
   url: string,
   init: RequestInit,
   timeoutMs: number,
-): Promise<Outcome & { done: () => void }> {
-  const deadline = startDeadline(timeoutMs);
+  caller?: CallerSignal,
+): Promise<Outcome & { done: () => void; failed: () => Refusal }> {
+  const deadline = startDeadline(timeoutMs, caller);
   const done = deadline.clear;
+  const failed = deadline.refusal;
   try {
     const response = await fetchImpl(url, { ...init, signal: deadline.signal });
-    return { response, done };
+    return { response, done, failed };
   } catch {
     done();
-    return { refused: deadline.refusal(), done };
+    return { refused: deadline.refusal(), done, failed };
   }
 }
 
-/** One call's deadline: an abort signal firing after `timeoutMs`, and what a failure means. */
+/**
+ * One call's deadline: an abort signal firing after `timeoutMs` or when the caller goes away,
+ * and what a failure means.
+ */
 export interface Deadline {
   signal: AbortSignal;
-  /** Stops the timer (call once the answer is read or the call failed). */
+  /** Stops the timer and stops listening to the caller (once the answer is read or failed). */
   clear(): void;
-  /** The 504 for a failed call: timed out when the deadline fired, else unreachable. */
+  /** The 504 for a failed call: timed out, caller gone, else unreachable. */
   refusal(): Refusal;
 }
 
-/** Starts a deadline of `timeoutMs` milliseconds. */
-export function startDeadline(timeoutMs: number): Deadline {
+/** Starts a deadline of `timeoutMs` milliseconds, cut short when `caller` aborts. */
+export function startDeadline(timeoutMs: number, caller?: CallerSignal): Deadline {
   const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
+  let cause: 'timeout' | 'caller' | null = null;
+  const stop = (why: 'timeout' | 'caller') => {
+    cause ??= why;
     controller.abort();
-  }, timeoutMs);
+  };
+  const onCallerGone = () => stop('caller');
+  const timer = setTimeout(() => stop('timeout'), timeoutMs);
+  if (caller?.aborted) stop('caller');
+  else caller?.addEventListener('abort', onCallerGone);
   return {
     signal: controller.signal,
-    clear: () => clearTimeout(timer),
-    refusal: () => timedOut ? upstreamTimedOut(timeoutMs) : upstreamUnreachable(),
+    clear: () => {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onCallerGone);
+    },
+    refusal: () =>
+      cause === 'timeout'
+        ? upstreamTimedOut(timeoutMs)
+        : cause === 'caller'
+        ? callerGone()
+        : upstreamUnreachable(),
   };
 }
 
@@ -74,9 +110,19 @@ export interface TextAnswer {
   text: string;
 }
 
+/** What a {@link PostText} call is bounded by, beside its deadline (issue 23). */
+export interface PostCall {
+  /** Cancels the call at once when it aborts (the caller went away): {@link callerGone}. */
+  caller?: CallerSignal;
+  /** Answers over this many bytes are cut off: {@link answerTooLarge}. Absent: no bound. */
+  maxAnswerBytes?: number;
+}
+
 /**
  * POSTs `body` to `url` with exactly `headers` and reads the whole answer as text, all within
- * `timeoutMs` (headers and body); a 504 ProxyUpstreamUnavailable refusal when it could not.
+ * `timeoutMs` (headers and body); a 504 ProxyUpstreamUnavailable refusal when it could not, a
+ * 502 UpstreamAnswerTooLarge one past `call.maxAnswerBytes`. When `call.caller` aborts, the
+ * upstream request is cancelled (its connection closed) and the promise settles at once.
  * The GraphQL forward's transport (step 21): the default is built on the host's fetch
  * ({@link fetchPostText}); the Node host passes one on undici's dispatcher (no Web streams).
  */
@@ -85,25 +131,63 @@ export type PostText = (
   headers: Readonly<Record<string, string>>,
   body: string,
   timeoutMs: number,
+  call?: PostCall,
 ) => Promise<{ answer: TextAnswer } | { refused: Refusal }>;
 
 /** {@link PostText} over a fetch (the default on every host but Node). */
 export function fetchPostText(fetchImpl: typeof fetch): PostText {
-  return async (url, headers, body, timeoutMs) => {
-    const outcome = await fetchWithDeadline(fetchImpl, url, {
-      method: 'POST',
-      headers,
-      body,
-    }, timeoutMs);
+  return async (url, headers, body, timeoutMs, call = {}) => {
+    const outcome = await fetchWithDeadline(
+      fetchImpl,
+      url,
+      {
+        method: 'POST',
+        headers,
+        body,
+      },
+      timeoutMs,
+      call.caller,
+    );
     if ('refused' in outcome) return outcome;
     try {
-      const text = await outcome.response.text();
+      const limit = call.maxAnswerBytes ?? Infinity;
+      const text = await readCappedAnswer(outcome.response, limit);
+      if (text === null) return { refused: answerTooLarge(limit) };
       const { status, headers: answered } = outcome.response;
       return { answer: { status, contentType: answered.get('content-type'), text } };
     } catch {
-      return { refused: upstreamTimedOut(timeoutMs) };
+      return { refused: outcome.failed() };
     } finally {
       outcome.done();
     }
   };
+}
+
+const UTF8 = new TextDecoder();
+
+/**
+ * The answer's body as text (a leading byte order mark dropped, as `text()` does), or null once
+ * it is over `limit` bytes (declared or read; the rest is cancelled, never buffered).
+ */
+export async function readCappedAnswer(response: Response, limit: number): Promise<string | null> {
+  const declared = Number(response.headers.get('content-length') ?? NaN);
+  if (declared > limit || !response.body) {
+    await response.body?.cancel().catch(() => {});
+    return declared > limit ? null : '';
+  }
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return UTF8.decode(chunks[0]);
+  return UTF8.decode(await new Blob(chunks as Uint8Array<ArrayBuffer>[]).arrayBuffer());
 }

@@ -9,8 +9,9 @@
  * when it is let through (a right password then clears the key). Once `freeAttempts` attempts
  * are counted, the key waits `min(capMs, baseWaitMs * 2^(failures - freeAttempts))` before its
  * next attempt; an attempt while waiting is refused and not counted. Memory and the shared row
- * are both asked; the longer wait wins. A backend that does not answer leaves memory alone in
- * charge (the operator is not locked out by a database outage).
+ * are both asked; the longer wait wins. A backend that does not answer, or answers a wait the rule
+ * cannot give (not a number from 0 to capMs), leaves memory alone in charge (the operator is not
+ * locked out by a database outage).
  */
 import { LRUCache } from 'lru-cache';
 import type { BackendRpc } from '../../backend/rpc.ts';
@@ -38,6 +39,17 @@ export function waitAfter(settings: ThrottleSettings, failures: number): number 
   if (failures < settings.freeAttempts) return 0;
   const exponent = Math.min(failures - settings.freeAttempts, 40);
   return Math.min(settings.capMs, settings.baseWaitMs * 2 ** exponent);
+}
+
+/**
+ * The wait svc_admin_throttle_take answered (ms), when it is one the rule can give: a finite
+ * number from 0 to `capMs`. Anything else (not a number, negative, past the cap) is not the
+ * rule's answer and counts as no answer: memory alone decides (issue 23: a mis-shaped row must
+ * not lock the operator out for longer than the rule allows).
+ */
+export function sharedWait(data: unknown, capMs: number): number {
+  if (typeof data !== 'number' || !Number.isFinite(data)) return 0;
+  return data >= 0 && data <= capMs ? data : 0;
 }
 
 /**
@@ -69,7 +81,7 @@ export function createThrottle(
       p_base_ms: Math.round(Math.min(settings.baseWaitMs, 2 ** 31 - 1)),
       p_cap_ms: Math.round(Math.min(settings.capMs, 2 ** 31 - 1)),
     }, DEFAULTS.adminDatabaseTimeoutMs);
-    return result.status === 200 && typeof result.data === 'number' ? result.data : 0;
+    return result.status === 200 ? sharedWait(result.data, settings.capMs) : 0;
   };
 
   return {

@@ -22,6 +22,13 @@ export interface Reservation {
   token: string;
 }
 
+/** Whether `value` holds a reservation (two strings), as svc_provision and svc_bot_reserve give. */
+export function isReservation(value: unknown): value is Reservation {
+  if (typeof value !== 'object' || value === null) return false;
+  const held = value as Record<string, unknown>;
+  return typeof held.reservation === 'string' && typeof held.token === 'string';
+}
+
 /** The created bot, or the answer to give instead; `lost`: another call took the reservation over. */
 export type CreateResult = { bot: AuthBot } | { answer: Answer; lost?: boolean };
 

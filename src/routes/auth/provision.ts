@@ -16,7 +16,7 @@ import {
   refuse,
   tokenMissing,
 } from './context.ts';
-import { createAndAttach, type Reservation } from './create.ts';
+import { createAndAttach, isReservation, type Reservation } from './create.ts';
 import type { AuthBot, AuthWorkspace, CreateBotAnswer, ProvisionAnswer } from './types.ts';
 
 /** The name a first bot gets when provision's body names none. */
@@ -26,6 +26,26 @@ export const DEFAULT_BOT_NAME = 'My bot';
 type ProvisionState =
   & { state: 'ready' | 'pending' | 'reserved'; workspace: AuthWorkspace; bots: AuthBot[] }
   & Partial<Reservation>;
+
+/**
+ * svc_provision's answer when it has the shape of one (a known state, a workspace object, a bots
+ * array, and a reservation when reserved), else null: a backend answer of another shape is
+ * treated as no answer (503 ProxyAuthUnavailable), never as a reservation to create a bot for.
+ */
+export function provisionStateOf(data: unknown): ProvisionState | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const state = data as Record<string, unknown>;
+  if (!['ready', 'pending', 'reserved'].includes(state.state as string)) return null;
+  if (typeof state.workspace !== 'object' || state.workspace === null) return null;
+  if (!Array.isArray(state.bots)) return null;
+  if (state.state === 'reserved' && !isReservation(state)) return null;
+  return data as ProvisionState;
+}
+
+/** 503 ProxyAuthUnavailable for a backend answer that is not the expected shape. */
+function unexpectedAnswer(fn: string): Answer {
+  return refuse('ProxyAuthUnavailable', `The backend answered ${fn} in an unexpected shape`);
+}
 
 /** The `name` of a body: trimmed, or a 422 BadBotName for anything but a non-blank string. */
 export function botName(body: Record<string, unknown>, fallback?: string): string | Answer {
@@ -50,7 +70,8 @@ export async function provision(req: AuthRequest): Promise<Answer> {
   while (true) {
     const asked = await callerRpc(req, caller.jwt, 'svc_provision', { p_name: name });
     if (!ok(asked)) return fromDatabase(asked);
-    const state = asked.data as ProvisionState;
+    const state = provisionStateOf(asked.data);
+    if (state === null) return unexpectedAnswer('svc_provision');
     const answer = (created: AuthBot | null, pending: boolean): Answer => ({
       status: 200,
       body: {
@@ -66,7 +87,7 @@ export async function provision(req: AuthRequest): Promise<Answer> {
       await new Promise((resolve) => setTimeout(resolve, DEFAULTS.provisionPendingPollMs));
       continue;
     }
-    const made = await createAndAttach(req, state as Reservation, name);
+    const made = await createAndAttach(req, state as ProvisionState & Reservation, name);
     if ('bot' in made) {
       botSetChanged(req, caller);
       return answer(made.bot, false);
@@ -87,7 +108,8 @@ export async function createBot(req: AuthRequest): Promise<Answer> {
   if (missing) return missing;
   const reserved = await callerRpc(req, caller.jwt, 'svc_bot_reserve', { p_name: name });
   if (!ok(reserved)) return fromDatabase(reserved);
-  const made = await createAndAttach(req, reserved.data as Reservation, name);
+  if (!isReservation(reserved.data)) return unexpectedAnswer('svc_bot_reserve');
+  const made = await createAndAttach(req, reserved.data, name);
   if ('bot' in made) {
     botSetChanged(req, caller);
     return { status: 201, body: { bot: made.bot } satisfies CreateBotAnswer };

@@ -1,0 +1,191 @@
+/**
+ * Browsers that go away (issue 23), each a Fault of fault.ts run by scripts/faults/run.ts:
+ * requests and uploads aborted at every stage (mid-head, mid-body, waiting for the upstream,
+ * mid-answer). Each abort's label says what the gateway did with the upstream call: closed at
+ * once ('... upstream call closed') or kept until the deadline ('... held').
+ *
+ * Deno host (Deno.serve 2.9, measured): a vanished caller is reported only for a request that
+ * arrived whole in one small read; an upload aborted while the upstream is silent is held until
+ * its deadline there. The expected labels say so per host.
+ */
+import type { Fault, FaultHost, FaultRunOptions } from '../fault.ts';
+import { type FaultScenario, type FaultWorld, repeat, runFault } from '../run.ts';
+import { CALLER_CLIENT, FAULT_QUERY, FAULT_UPLOAD, uploadForm } from '../traffic.ts';
+import { settles } from '../harness.ts';
+
+/** The upstream deadline of these faults (ms): long enough that only an abort closes a call. */
+const ABORT_TIMEOUT_MS = 5_000;
+/** How long after an abort the upstream call must be closed to count as "at once" (ms). */
+const AT_ONCE_MS = 1_000;
+/** Calls aborted together per round. */
+const ROUND = 4;
+
+/** Starts `ROUND` calls, waits until they reached the stand-in, aborts them, labels the outcome. */
+async function abortRound(
+  world: FaultWorld,
+  what: string,
+  start: (signal: AbortSignal) => Promise<unknown>,
+): Promise<string> {
+  const { standIn } = world;
+  const abort = new AbortController();
+  const calls = Array.from({ length: ROUND }, () => start(abort.signal).catch(() => null));
+  // reached: the stand-in holds ROUND of the fault's calls (heads read; bodies whole or not)
+  await settles(() => Promise.resolve(standIn.open), (n) => n >= ROUND, 5_000);
+  abort.abort();
+  await Promise.all(calls);
+  const closed = await settles(() => Promise.resolve(standIn.open), (n) => n === 0, AT_ONCE_MS);
+  if (closed.held) return `${what}: upstream call closed`;
+  // held: wait for the deadline to close it before the next round
+  await settles(() => Promise.resolve(standIn.open), (n) => n === 0, ABORT_TIMEOUT_MS * 2);
+  return `${what}: upstream call held`;
+}
+
+const postFault = (gateway: string, signal: AbortSignal) =>
+  fetch(`${gateway}/svc/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: FAULT_QUERY }),
+    signal,
+    client: CALLER_CLIENT,
+  });
+
+const uploadFault = (gateway: string, signal: AbortSignal, body: BodyInit = uploadForm()) =>
+  fetch(`${gateway}${FAULT_UPLOAD}`, {
+    method: 'POST',
+    body,
+    signal,
+    client: CALLER_CLIENT,
+    duplex: 'half', // a streamed request body needs it
+  } as RequestInit);
+
+/** A request body that sends 256 KiB and then never ends. */
+function stalledBody(): ReadableStream<Uint8Array> {
+  let sent = false;
+  return new ReadableStream({
+    pull(controller) {
+      if (sent) return new Promise(() => {});
+      sent = true;
+      controller.enqueue(new Uint8Array(256 * 1024));
+    },
+  });
+}
+
+/** Sends half a request head on a raw connection, then closes it. */
+async function halfHead(gateway: string): Promise<string> {
+  const { hostname, port } = new URL(gateway);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  await conn.write(new TextEncoder().encode('POST /svc/graphql HTTP/1.1\r\nhost: 127.0.0.1\r\n'));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  conn.close();
+  return 'closed mid-head';
+}
+
+/** Sends a request head promising 1000 bytes and 10 of them on a raw connection, then closes. */
+async function halfBody(gateway: string, path: string): Promise<string> {
+  const { hostname, port } = new URL(gateway);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  await conn.write(
+    new TextEncoder().encode(
+      `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\n` +
+        'content-length: 1000\r\n\r\n{"query":',
+    ),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  conn.close();
+  return 'closed mid-body';
+}
+
+/** Reads the first chunk of an answer, then aborts the call. */
+async function abortMidAnswer(
+  call: (signal: AbortSignal) => Promise<Response>,
+): Promise<string> {
+  const abort = new AbortController();
+  try {
+    const response = await call(abort.signal);
+    const reader = response.body!.getReader();
+    await reader.read();
+    abort.abort();
+    await reader.cancel().catch(() => {});
+    return `aborted mid-answer (${response.status})`;
+  } catch (error) {
+    return `error ${(error as Error).name}`;
+  }
+}
+
+function fault(name: string, scenario: (host: FaultHost) => FaultScenario): Fault {
+  return {
+    name,
+    hosts: ['deno', 'node'],
+    run: (host: FaultHost, options: FaultRunOptions) =>
+      runFault(name, host, options, scenario(host)),
+  };
+}
+
+const OPTIONS = { timeoutMs: ABORT_TIMEOUT_MS };
+
+/** Every abort fault of the browser. */
+export const browserAbortFaults: Fault[] = [
+  fault('browser: aborts while waiting for the upstream', (host) => ({
+    options: OPTIONS,
+    expected: [
+      'POST: upstream call closed',
+      host === 'deno' ? 'upload: upstream call held' : 'upload: upstream call closed',
+    ],
+    async drive(world) {
+      world.standIn.mode = { kind: 'stall' };
+      const gateway = world.gateway.url;
+      await repeat(world.until, world.tally, async () => {
+        const post = await abortRound(world, 'POST', (s) => postFault(gateway, s));
+        world.tally[post] = (world.tally[post] ?? 0) + 1;
+        return await abortRound(world, 'upload', (s) => uploadFault(gateway, s));
+      });
+    },
+  })),
+  fault('browser: aborts an upload mid-body', () => ({
+    options: OPTIONS,
+    expected: ['upload mid-body: upstream call closed'],
+    async drive(world) {
+      world.standIn.mode = { kind: 'stall' };
+      const gateway = world.gateway.url;
+      await repeat(
+        world.until,
+        world.tally,
+        () => abortRound(world, 'upload mid-body', (s) => uploadFault(gateway, s, stalledBody())),
+      );
+    },
+  })),
+  fault('browser: closes a POST mid-body', () => ({
+    expected: ['closed mid-body'],
+    async drive(world) {
+      const reached = world.standIn.requests;
+      const gateway = world.gateway.url;
+      await repeat(world.until, world.tally, async () => {
+        world.tally['closed mid-body'] = (world.tally['closed mid-body'] ?? 0) + 1;
+        await halfBody(gateway, '/svc/graphql?op=Fault');
+        return await halfBody(gateway, FAULT_UPLOAD);
+      });
+      if (world.standIn.requests !== reached) world.tally['a half body reached the upstream'] = 1;
+    },
+  })),
+  fault('browser: closes mid-head', () => ({
+    expected: ['closed mid-head'],
+    async drive(world) {
+      const reached = world.standIn.requests;
+      await repeat(world.until, world.tally, () => halfHead(world.gateway.url), 2);
+      if (world.standIn.requests !== reached) world.tally['a half head reached the upstream'] = 1;
+    },
+  })),
+  fault('browser: aborts mid-answer', () => ({
+    options: OPTIONS,
+    expected: ['aborted mid-answer (200)'],
+    async drive(world) {
+      world.standIn.mode = { kind: 'large', bytes: 768 * 1024, declared: false };
+      const gateway = world.gateway.url;
+      await repeat(world.until, world.tally, async () => {
+        const post = await abortMidAnswer((s) => postFault(gateway, s));
+        world.tally[post] = (world.tally[post] ?? 0) + 1;
+        return await abortMidAnswer((s) => uploadFault(gateway, s));
+      });
+    },
+  })),
+];

@@ -1,0 +1,21 @@
+/**
+ * The browser faults (scripts/faults/browser/), each run briefly on both hosts (CI's short
+ * version of `deno task soak`): the fault's callers got the expected labels (per host: see the
+ * Deno.serve limitations in the fault modules), ordinary traffic kept going through, and every
+ * count came back to its baseline.
+ */
+import assert from 'node:assert/strict';
+import { browserAbortFaults } from '../../scripts/faults/browser/aborts.ts';
+import { silentConnectionsFault } from '../../scripts/faults/browser/idle.ts';
+
+const BRIEF = { durationMs: 1_500 };
+
+for (const fault of [...browserAbortFaults, silentConnectionsFault]) {
+  for (const host of fault.hosts) {
+    Deno.test(`[${host}] ${fault.name}`, async () => {
+      const report = await fault.run(host, BRIEF);
+      assert.deepEqual(report.problems, [], JSON.stringify(report, null, 1));
+      assert.ok(Object.keys(report.answers).some((l) => !l.startsWith('others ')));
+    });
+  }
+}
