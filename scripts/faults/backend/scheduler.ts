@@ -14,7 +14,6 @@
  * gateway took but could not report ends failed (never published twice).
  */
 import type { Fault } from '../fault.ts';
-import { publishKeyOf } from '../../../src/routes/publishing/publish_key.ts';
 import {
   installPgNetStandin,
   type RecordedPost,
@@ -75,8 +74,11 @@ async function scheduler(ctx: DriveContext): Promise<Scheduler> {
   const { seed } = ctx.world.backend;
   await installPgNetStandin(seed);
   const callback = `${ctx.gateway.url}/svc/publishing/publish-due`;
-  const key = await publishKeyOf(PUBLISHING_SECRET);
-  await seed.query('select public.svc_publishing_register($1, $2, null)', [callback, key]);
+  // the scheduler sends the secret itself (SPEC "Authentication" 5)
+  await seed.query('select public.svc_publishing_register($1, $2, null)', [
+    callback,
+    PUBLISHING_SECRET,
+  ]);
   const tags = new Map<string, string>();
   const down = closedPort();
   return {
