@@ -48,7 +48,7 @@ export const DEFAULTS = {
    * Node host (node:http): a connection that has not sent a complete request head this long
    * after it opened (or after its previous answer) is answered 408 and closed, so connections
    * that never send a byte do not hold file descriptors. Deno.serve (2.9) has no such timeout:
-   * put the Deno host behind a reverse proxy that has one (README "Faults").
+   * put the Deno host behind a reverse proxy that has one (docs/operations.md "Faults").
    */
   httpHeadersTimeoutMs: 15_000,
   /** Node host: the whole request (head and body, e.g. a 25 MiB upload) must arrive within it. */

@@ -54,7 +54,7 @@ export const ERROR_STATUS = {
   TooManyRootFields: 400,
   TooManyDirectives: 400,
   TooManyTokens: 400,
-  // Upstream answer over upstreamAnswerMaxBytes (not a spec code; issue 23, README "Faults")
+  // Upstream answer over upstreamAnswerMaxBytes (not a spec code; docs/operations.md "Faults")
   UpstreamAnswerTooLarge: 502,
   // Upstream answers rewritten (SPEC "Error envelope")
   UpstreamServiceError: null,
