@@ -53,6 +53,24 @@ export async function residentBytes(pid: number): Promise<number> {
   return match ? Number(match[1]) * 1024 : 0;
 }
 
+/**
+ * Starts keeping the peak of `rss()` (bytes, read every SAMPLE_MS); `stop()` answers the
+ * resident memory before, the peak and after.
+ */
+export function sampleMemory(rss: () => Promise<number>): { stop(): Promise<FaultMemory> } {
+  let peak = 0;
+  const first = rss().then((before) => (peak = Math.max(peak, before), before));
+  const timer = setInterval(async () => peak = Math.max(peak, await rss()), SAMPLE_MS);
+  return {
+    async stop() {
+      clearInterval(timer);
+      const before = await first;
+      const after = await rss();
+      return { before, peak: Math.max(peak, after), after };
+    },
+  };
+}
+
 /** Polls `read` every 20 ms until `test` holds (true) or `limitMs` passed (false). */
 export async function settles<T>(
   read: () => Promise<T>,
@@ -120,19 +138,7 @@ export async function startFaultGateway(
       return { fds: await openFds(pid), ...await readGauges(process.url) };
     },
     rss,
-    sampleMemory() {
-      let peak = 0;
-      const first = rss().then((before) => (peak = Math.max(peak, before), before));
-      const timer = setInterval(async () => peak = Math.max(peak, await rss()), SAMPLE_MS);
-      return {
-        async stop() {
-          clearInterval(timer);
-          const before = await first;
-          const after = await rss();
-          return { before, peak: Math.max(peak, after), after };
-        },
-      };
-    },
+    sampleMemory: () => sampleMemory(rss),
     stop: () => process.stop(),
   };
 }

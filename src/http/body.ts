@@ -44,7 +44,19 @@ export async function readCappedBytes(
     return preread.byteLength > limit ? null : preread as Uint8Array<ArrayBuffer>;
   }
   if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
+  return await readStreamCapped(request.body, limit);
+}
+
+/**
+ * Reads a byte stream whole, at most `limit` bytes: the bytes, or null once past `limit` (the
+ * reader is cancelled then, and nothing past the limit is kept). Shared by request bodies and
+ * upstream answers (src/upstream/outbound.ts).
+ */
+export async function readStreamCapped(
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+): Promise<Uint8Array<ArrayBuffer> | null> {
+  const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   while (true) {

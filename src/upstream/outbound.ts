@@ -3,6 +3,7 @@
  * Every call goes through the host's fetch (which honours HTTPS_PROXY,
  * HTTP_PROXY and NO_PROXY: Deno's fetch by itself, Node's through undici).
  */
+import { readStreamCapped } from '../http/body.ts';
 import { type Refusal, refusal } from '../http/error_codes.ts';
 import type { CallerSignal } from '../http/request.ts';
 
@@ -175,19 +176,6 @@ export async function readCappedAnswer(response: Response, limit: number): Promi
     await response.body?.cancel().catch(() => {});
     return declared > limit ? null : '';
   }
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return UTF8.decode(chunks[0]);
-  return UTF8.decode(await new Blob(chunks as Uint8Array<ArrayBuffer>[]).arrayBuffer());
+  const bytes = await readStreamCapped(response.body, limit);
+  return bytes === null ? null : UTF8.decode(bytes);
 }

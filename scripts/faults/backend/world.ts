@@ -96,6 +96,10 @@ export async function startBackendWorld(): Promise<BackendWorld> {
         ADMIN_PASSWORD,
         TRUST_FORWARDED_FOR: '1',
         PUBLISHING_SECRET,
+        // The shared tenant limits' once-a-second sync would keep a backend connection open at
+        // every moment, which this suite counts as a call never given up (upstreamConnections);
+        // their own backend outages are tested in tests/shared_limits/ (fallback, reconcile).
+        SVC_SHARED_LIMITS: 'off',
         ...extra,
       }),
       stop,
