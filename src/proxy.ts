@@ -168,6 +168,8 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       relaySockets: relayStats.sockets,
       relaySubscriptions: relayStats.subscriptions,
       relayPausedLegs: relayStats.pausedLegs,
+      relayUpstreamSockets: relayStats.upstreamSockets,
+      relayTimers: relayStats.timers,
       resourceBindings: core.resourceFence.size,
       tenantsTracked: core.tenants.size,
       sharedLimitsFallback: tenants.fallback ? 1 : 0,

@@ -26,6 +26,10 @@ export interface FaultCounts {
   relaySockets?: number;
   /** Subscriptions open across the relay (svc_relay_subscriptions). */
   relaySubscriptions?: number;
+  /** Upstream legs of relay sockets open (svc_relay_upstream_sockets). */
+  relayUpstreamSockets?: number;
+  /** Timers the relay holds (svc_relay_timers). */
+  relayTimers?: number;
   /** Tenant buckets tracked (svc_tenants_tracked). */
   tenantsTracked?: number;
   /** Sockets the upstream (or backend) stand-in still has open from the gateway. */

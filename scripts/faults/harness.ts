@@ -17,6 +17,8 @@ const GAUGES: Readonly<Record<string, keyof FaultCounts>> = {
   svc_rest_in_flight: 'restInFlight',
   svc_relay_sockets: 'relaySockets',
   svc_relay_subscriptions: 'relaySubscriptions',
+  svc_relay_upstream_sockets: 'relayUpstreamSockets',
+  svc_relay_timers: 'relayTimers',
   svc_tenants_tracked: 'tenantsTracked',
 };
 

@@ -52,6 +52,8 @@ function countsCell(before: FaultCounts, after: FaultCounts): string {
     restInFlight: 'rest',
     relaySockets: 'sock',
     relaySubscriptions: 'subs',
+    relayUpstreamSockets: 'legs',
+    relayTimers: 'timers',
     tenantsTracked: 'ten',
     upstreamConnections: 'up',
   };

@@ -32,6 +32,9 @@ export interface MetricGauges {
   relaySubscriptions: number;
   /** Relay directions paused by flow control now (issue 20). */
   relayPausedLegs: number;
+  /** Upstream legs open, and timers the relay holds (both zero when idle: a leak shows). */
+  relayUpstreamSockets: number;
+  relayTimers: number;
   resourceBindings: number;
   tenantsTracked: number;
   /** 1 while shared tenant limits fell back to per-process ones (issue 21), else 0. */
@@ -206,6 +209,12 @@ export function createMetrics(): Metrics {
           'Subscriptions relayed now.',
           g.relaySubscriptions,
         ),
+        ...gaugeLines(
+          'svc_relay_upstream_sockets',
+          'Upstream legs of relay sockets open.',
+          g.relayUpstreamSockets,
+        ),
+        ...gaugeLines('svc_relay_timers', 'Timers the relay holds.', g.relayTimers),
         ...gaugeLines(
           'svc_relay_paused',
           'Relay directions paused by flow control (a leg not read while the other drains).',

@@ -55,6 +55,8 @@ const EXACT: (keyof FaultCounts)[] = [
   'restInFlight',
   'relaySockets',
   'relaySubscriptions',
+  'relayUpstreamSockets',
+  'relayTimers',
   'tenantsTracked',
   'upstreamConnections',
 ];
