@@ -104,3 +104,29 @@ Deno.test('no revocation meanwhile: admitted, tracked until released; a refused 
   assert.equal(!second.ok && second.closeCode, CLOSE.tooManyTenantSockets.code);
   assert.equal(t.revocations.size, 0);
 });
+
+Deno.test('the feed: a bot removed ends every account’s sockets holding it, forgets those accounts', () => {
+  const revocations = createRevocations();
+  const forgotten: string[] = [];
+  const gate: Gate = {
+    state: 'on',
+    admit: () => Promise.reject(new Error('not called')),
+    forget: (subject) => void forgotten.push(subject),
+  };
+  const ended: string[] = [];
+  const sockets = [
+    ['user-1', ['bot-a', 'bot-b']],
+    ['user-2', ['bot-a']],
+    ['user-3', ['bot-b']],
+  ] as const;
+  for (const [subject, bots] of sockets) {
+    revocations.track(subject, new Set(bots)).onRevoke((code) => ended.push(`${subject} ${code}`));
+  }
+  applyRevocations(gate, revocations, [{ userId: null, botId: 'bot-a' }]);
+  assert.deepEqual(ended.sort(), [
+    `user-1 ${CLOSE.unauthorized.code}`,
+    `user-2 ${CLOSE.unauthorized.code}`,
+  ]);
+  assert.deepEqual(forgotten.sort(), ['user-1', 'user-2']);
+  assert.equal(revocations.size, 1, 'the socket of user-3 (bot-b only) stays');
+});
