@@ -111,7 +111,13 @@ export async function admitSocket(core: Core, initPayload: unknown): Promise<Soc
       gate: session,
       expiresAt: session.expiresAt,
       release: both,
-      onRevoke: tracked.onRevoke,
+      // a revocation between this answer and the relay handing over its end: ended right after
+      // the relay's admission step (not inside it, which goes on to open the upstream leg)
+      onRevoke: (end) => {
+        const early = revoked as { closeCode: number; reason: string } | null;
+        if (early !== null) queueMicrotask(() => end(early.closeCode, early.reason));
+        else tracked.onRevoke(end);
+      },
     },
   };
 }

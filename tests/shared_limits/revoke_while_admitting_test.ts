@@ -130,3 +130,19 @@ Deno.test('the feed: a bot removed ends every account’s sockets holding it, fo
   assert.deepEqual(forgotten.sort(), ['user-1', 'user-2']);
   assert.equal(revocations.size, 1, 'the socket of user-3 (bot-b only) stays');
 });
+
+Deno.test('a revocation after the admission answered, before the relay hands over its end: ended right after', async () => {
+  const s = setup();
+  const admission = admitSocket(s.core, { authToken: 'Bearer x' });
+  await s.asked;
+  s.grant();
+  const verdict = await admission;
+  assert.ok(verdict.ok);
+  applyRevocations(s.gate, s.revocations, [{ userId: 'user-1', botId: 'bot-a' }]);
+  const ended: number[] = [];
+  verdict.session.onRevoke?.((code) => void ended.push(code));
+  assert.deepEqual(ended, [], 'not inside the relay’s admission step');
+  await Promise.resolve();
+  assert.deepEqual(ended, [CLOSE.unauthorized.code]);
+  assert.equal(s.revocations.size, 0);
+});
