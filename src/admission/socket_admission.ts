@@ -74,15 +74,33 @@ export async function admitSocket(core: Core, initPayload: unknown): Promise<Soc
     return { ok: false, ...closeFor('AuthTenantForbidden') };
   }
   const key = session.tenantKey ?? null;
-  const release = key === null ? () => {} : await core.tenants.openSocket(key);
+  // Tracked before the slot is asked for: a shared table's slot waits on the backend, and a
+  // revocation applied meanwhile must not miss this socket (it is refused 4401 below).
+  const tracked = session.subject === undefined || session.botIds === null
+    ? null
+    : core.revocations.track(session.subject, session.botIds);
+  let revoked: { closeCode: number; reason: string } | null = null;
+  tracked?.onRevoke((closeCode, reason) => revoked = { closeCode, reason });
+  let release: (() => void) | null;
+  try {
+    release = key === null ? () => {} : await core.tenants.openSocket(key);
+  } catch (error) {
+    tracked?.release();
+    throw error;
+  }
   if (release === null) {
+    tracked?.release();
     const row = CLOSE.tooManyTenantSockets;
     return { ok: false, closeCode: row.code, reason: row.reason };
   }
-  if (session.subject === undefined || session.botIds === null) {
+  if (revoked !== null) {
+    tracked?.release();
+    release();
+    return { ok: false, ...(revoked as { closeCode: number; reason: string }) };
+  }
+  if (tracked === null) {
     return { ok: true, session: { gate: session, expiresAt: session.expiresAt, release } };
   }
-  const tracked = core.revocations.track(session.subject, session.botIds);
   const both = () => {
     tracked.release();
     release();
@@ -93,7 +111,13 @@ export async function admitSocket(core: Core, initPayload: unknown): Promise<Soc
       gate: session,
       expiresAt: session.expiresAt,
       release: both,
-      onRevoke: tracked.onRevoke,
+      // a revocation between this answer and the relay handing over its end: ended right after
+      // the relay's admission step (not inside it, which goes on to open the upstream leg)
+      onRevoke: (end) => {
+        const early = revoked as { closeCode: number; reason: string } | null;
+        if (early !== null) queueMicrotask(() => end(early.closeCode, early.reason));
+        else tracked.onRevoke(end);
+      },
     },
   };
 }

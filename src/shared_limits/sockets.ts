@@ -8,8 +8,9 @@
  *   the connection_init already waits on the gate), admitted against this process's own count
  *   plus every other process's live one; opens of one tenant go one at a time in a process.
  *   Closing: the count drops here at once, and reaches the other processes with the next sync.
- * - Bounds: no overshoot while the backend answers (svc_socket_open is serialised per tenant);
- *   a slot freed elsewhere is seen within one sync (undershoot for at most 1 s).
+ * - Bounds: no overshoot while the backend answers (svc_socket_open is serialised per tenant,
+ *   and a sync sent while an open is at the backend counts that open as live); a slot freed
+ *   elsewhere, or an open refused, is seen within one sync (undershoot for at most 1 s).
  * - The backend not answering: per-process ceilings (each process admits up to the tenant's
  *   ceiling on its own count) until it answers; the next sync then writes the true counts, and a
  *   tenant over its ceiling opens no new socket until it is back under.
@@ -33,7 +34,10 @@ export interface SocketDeps {
 export interface SharedSockets {
   /** A release (idempotent) when admitted, null at the ceiling. */
   open(key: string): Promise<(() => void) | null>;
-  /** This process's live sockets per tenant (tenants with at least one). */
+  /**
+   * This process's live sockets per tenant (tenants with at least one), an open at the backend
+   * counted as live.
+   */
   counts(): Record<string, number>;
 }
 
@@ -60,15 +64,28 @@ export function createSharedSockets(deps: SocketDeps): SharedSockets {
   /** tenant -> the open in flight: one at a time per tenant, so `live` is the process's word. */
   const opening = new Map<string, Promise<unknown>>();
 
+  /**
+   * Tenants whose svc_socket_open is at the backend now (at most one each). The sync counts it
+   * as live: a sync that the database runs after the open must not write the count from before
+   * it (the other processes would then see one socket fewer than this process holds).
+   */
+  const asking = new Set<string>();
+
   const ask = async (key: string): Promise<(() => void) | null> => {
     if (!link.shared) return local(key);
-    const ok = await backend.openSocket(
-      deps.process,
-      key,
-      live.get(key) ?? 0,
-      deps.max(key),
-      deps.leaseMs,
-    );
+    asking.add(key);
+    let ok: boolean | null;
+    try {
+      ok = await backend.openSocket(
+        deps.process,
+        key,
+        live.get(key) ?? 0,
+        deps.max(key),
+        deps.leaseMs,
+      );
+    } finally {
+      asking.delete(key);
+    }
     if (ok === null) {
       link.failed();
       return local(key);
@@ -88,6 +105,10 @@ export function createSharedSockets(deps: SocketDeps): SharedSockets {
       });
       return mine;
     },
-    counts: () => Object.fromEntries(live),
+    counts: () => {
+      const counts = Object.fromEntries(live);
+      for (const key of asking) counts[key] = (counts[key] ?? 0) + 1;
+      return counts;
+    },
   };
 }

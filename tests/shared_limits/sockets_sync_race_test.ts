@@ -1,0 +1,60 @@
+/**
+ * The shared socket counts of one process (src/shared_limits/sockets.ts) when its sync and one
+ * of its opens are at the backend together. The backend here keeps svc_socket_leases as the SQL
+ * does (svc_socket_open writes the process's count as p_local + 1; svc_limits_sync replaces the
+ * process's rows with the counts it was sent), and lets the test choose the order in which the
+ * database runs the two calls. Whatever the order, the row must end at what the process holds,
+ * or the other processes see one socket fewer and admit one over the tenant's ceiling.
+ */
+import assert from 'node:assert/strict';
+import type { LimitsBackend } from '../../src/backend/limits_rpc.ts';
+import { createLink } from '../../src/shared_limits/link.ts';
+import { createSharedSockets } from '../../src/shared_limits/sockets.ts';
+
+function setup() {
+  /** svc_socket_leases of process 'p', tenant -> sockets. */
+  const rows = new Map<string, number>();
+  const answer = Promise.withResolvers<void>();
+  const atBackend = Promise.withResolvers<void>();
+  const backend: LimitsBackend = {
+    take: () => Promise.resolve(null),
+    async openSocket(_process, tenant, local, max) {
+      atBackend.resolve();
+      await answer.promise;
+      if (local >= max) return false;
+      rows.set(tenant, local + 1);
+      return true;
+    },
+    sync(_process, sockets) {
+      rows.clear();
+      for (const [tenant, n] of Object.entries(sockets)) if (n > 0) rows.set(tenant, n);
+      return Promise.resolve({ cursor: 0, revocations: [] });
+    },
+  };
+  const link = createLink({ log: () => {}, logEveryMs: 60_000 });
+  const sockets = createSharedSockets({
+    backend,
+    link,
+    process: 'p',
+    max: () => 10,
+    leaseMs: 5_000,
+  });
+  return { backend, sockets, rows, answer, atBackend: atBackend.promise };
+}
+
+Deno.test('an open answered, then a sync sent while it was at the backend: the row holds it', async () => {
+  const s = setup();
+  const opening = s.sockets.open('t');
+  await s.atBackend;
+  // the sync is sent now (its counts read while the open is at the backend) ...
+  const counts = s.sockets.counts();
+  // ... the database runs the open first, then the sync
+  s.answer.resolve();
+  const release = await opening;
+  assert.ok(release);
+  await s.backend.sync('p', counts, 5_000, 0);
+  assert.equal(s.rows.get('t') ?? 0, 1, 'the row says what the process holds');
+  assert.deepEqual(s.sockets.counts(), { t: 1 });
+  release();
+  assert.deepEqual(s.sockets.counts(), {});
+});
