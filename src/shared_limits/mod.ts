@@ -94,6 +94,7 @@ export function createTenantTable(config: ResolvedConfig, deps: TenantTableDeps)
     process,
     counts: sockets.counts,
     apply: (rows) => applyRevocations(deps.gate, deps.revocations, rows),
+    log: deps.log,
     intervalMs: DEFAULTS.sharedSyncMs,
     leaseMs: DEFAULTS.sharedSocketLeaseMs,
   });

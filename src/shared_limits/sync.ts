@@ -25,6 +25,8 @@ export interface SyncDeps {
   counts: () => Record<string, number>;
   /** Applies revocations read from the feed. */
   apply: (rows: Revocation[]) => void;
+  /** One line when applying the feed threw (the sync goes on). */
+  log: (line: string) => void;
   /** ms between calls. */
   intervalMs: number;
   /** ms the counts stay valid. */
@@ -49,7 +51,14 @@ export function startSync(deps: SyncDeps): Sync {
     inFlight = backend.sync(deps.process, deps.counts(), deps.leaseMs, cursor).then((answer) => {
       if (answer === null) return link.failed();
       link.answered();
-      if (cursor !== null && answer.revocations.length > 0) deps.apply(answer.revocations);
+      if (cursor !== null && answer.revocations.length > 0) {
+        try {
+          deps.apply(answer.revocations);
+        } catch {
+          // a throw here would be an unhandled rejection, which ends the process
+          deps.log('shared tenant limits: applying revocations failed; the sync goes on');
+        }
+      }
       cursor = answer.cursor;
     }).finally(() => {
       inFlight = null;
