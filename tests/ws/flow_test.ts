@@ -8,7 +8,7 @@
  *   (`ws`), held in the leg's buffer where it cannot (Deno), and the socket closes 1013 'Upstream
  *   too slow to take frames' at the stall timeout or the cap; either way nothing is left counted;
  * - a leg paused while the relay awaits its pong is not dropped as dead for the pong it cannot
- *   read (`ws` host).
+ *   read, and a paused browser is not pinged at all: the stall closes it (`ws` host).
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -276,5 +276,45 @@ Deno.test('a leg paused while its pong is awaited is not dropped as dead [ws hos
     });
   } finally {
     await upstream.close();
+  }
+});
+
+Deno.test('a browser paused by flow control is not pinged: the stall closes it, not the keepalive [ws host]', async () => {
+  // an upstream that stops reading after its ack and keeps talking (protocol pongs every 20 ms,
+  // so its own leg stays heard from)
+  const server = http.createServer();
+  const wss = new WebSocketServer({ server, perMessageDeflate: false });
+  wss.on('connection', (ws: WsWebSocket) => {
+    ws.on('error', () => {});
+    const talk = setInterval(() => ws.send('{"type":"pong"}'), 20);
+    ws.on('close', () => clearInterval(talk));
+    ws.once('message', () => {
+      ws.send('{"type":"connection_ack"}');
+      ws.pause();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const upstreamUrl = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  const stalls: string[] = [];
+  try {
+    await withWorld('ws', {
+      upstreamUrl,
+      deps: withLimits(stalls, { pingIntervalMs: 50, pongTimeoutMs: 50, stallTimeoutMs: 1_500 }),
+    }, async ({ host }) => {
+      const b = await pausableBrowser(host.url);
+      const ping = JSON.stringify({ type: 'ping', payload: { pad: 'y'.repeat(16 * 1024) } });
+      for (let i = 0; host.relay.stats().pausedLegs === 0; i++) {
+        assert.ok(i < 4_000, 'the browser leg was never paused');
+        b.ws.send(ping);
+        if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      // the browser now says nothing; a ping it answered could not be read while it is paused
+      assert.deepEqual(await b.closed, { code: 1013, reason: 'Upstream too slow to take frames' });
+      assert.deepEqual(stalls, ['upstream timeout']);
+    });
+  } finally {
+    for (const ws of wss.clients) ws.terminate();
+    await new Promise((resolve) => wss.close(resolve));
+    await new Promise((resolve) => server.close(resolve));
   }
 });
