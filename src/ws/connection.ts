@@ -161,7 +161,10 @@ export class Connection {
     const browser = this.#browser;
     this.#up = new FlowDirection(
       {
-        pause: () => browser.pause?.(),
+        pause: () => {
+          browser.pause?.();
+          if (browser.pause) this.#browserBeat?.suspend();
+        },
         resume: () => {
           browser.resume?.();
           this.#browserBeat?.alive();

@@ -48,6 +48,16 @@ export class Heartbeat {
     this.#o.timers.clear(this.#o.names.pong);
   }
 
+  /**
+   * The leg stops being read (flow control's pause): a pong wait in progress is dropped, as the
+   * pong could not be read; the owner's `ping` answers false until the leg is read again.
+   */
+  suspend(): void {
+    if (!this.#awaiting) return;
+    this.#awaiting = false;
+    this.#o.timers.clear(this.#o.names.pong);
+  }
+
   /** Stops both timers. */
   stop(): void {
     this.#o.timers.clear(this.#o.names.silence);

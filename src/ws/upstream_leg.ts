@@ -112,10 +112,11 @@ export class UpstreamLeg {
 
   /**
    * Stops reading the upstream (flow control; where the transport can). A paused leg is not
-   * pinged: its pong could not be read.
+   * pinged, and a pong wait already running is dropped: its pong could not be read.
    */
   pause(): void {
     this.#paused = true;
+    if (this.#socket?.pause) this.#heartbeat.suspend();
     if (!this.#ended) this.#socket?.pause?.();
   }
 

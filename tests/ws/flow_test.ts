@@ -6,7 +6,9 @@
  *   test host's Web WebSocket leg) the unsent bytes pass the cap and the socket closes 1013;
  * - an upstream that stops reading the browser's frames: the browser is paused where it can be
  *   (`ws`), held in the leg's buffer where it cannot (Deno), and the socket closes 1013 'Upstream
- *   too slow to take frames' at the stall timeout or the cap; either way nothing is left counted.
+ *   too slow to take frames' at the stall timeout or the cap; either way nothing is left counted;
+ * - a leg paused while the relay awaits its pong is not dropped as dead for the pong it cannot
+ *   read, and a paused browser is not pinged at all: the stall closes it (`ws` host).
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -178,3 +180,141 @@ testBothHosts(
     }
   },
 );
+
+/**
+ * A `ws` upstream that acknowledges and then says nothing; it holds its pong to the relay's first
+ * WebSocket ping until `releasePong` (later pings are answered at once).
+ */
+async function startPongHoldingUpstream() {
+  const state = { pinged: false, ended: false };
+  const release = Promise.withResolvers<void>();
+  const server = http.createServer();
+  const wss = new WebSocketServer({ server, autoPong: false, perMessageDeflate: false });
+  wss.on('connection', (ws: WsWebSocket) => {
+    ws.on('error', () => {});
+    ws.on('close', () => state.ended = true);
+    ws.on('message', (data: Uint8Array) => {
+      const frame = JSON.parse(new TextDecoder().decode(data));
+      if (frame.type === 'connection_init') ws.send('{"type":"connection_ack"}');
+    });
+    ws.on('ping', () => {
+      const first = !state.pinged;
+      state.pinged = true;
+      if (!first) return ws.pong();
+      void release.promise.then(() => ws.readyState === WsWebSocket.OPEN && ws.pong());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`,
+    state,
+    releasePong: () => release.resolve(),
+    async close() {
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise((resolve) => wss.close(resolve));
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+Deno.test('a leg paused while its pong is awaited is not dropped as dead [ws host]', async () => {
+  const upstream = await startPongHoldingUpstream();
+  const stalls: string[] = [];
+  const PONG_TIMEOUT_MS = 3_000;
+  try {
+    await withWorld('ws', {
+      upstreamUrl: upstream.url,
+      deps: (b) => ({
+        ...withLimits(stalls, {
+          pingIntervalMs: 100,
+          pongTimeoutMs: PONG_TIMEOUT_MS,
+          stallTimeoutMs: 60_000,
+          bufferCapBytes: 64 * 1024 * 1024,
+        })(b),
+        // every subscribe is refused with a 64 KiB sentence: frames for the browser that the
+        // relay writes itself, so the browser's unsent bytes pass the mark with the upstream silent
+        checkSubscribe: () => ({
+          ok: false,
+          code: 'ProxyHandlerFailed',
+          message: 'r'.repeat(65536),
+        }),
+      }),
+    }, async ({ host }) => {
+      const b = await pausableBrowser(host.url);
+      // the browser keeps talking (a complete for an id never opened: nothing goes upstream), so
+      // its own keepalive never suspects it while it does not read
+      const chatter = setInterval(() => b.ws.send('{"id":"none","type":"complete"}'), 20);
+      try {
+        // the relay pinged the silent upstream; its pong is held
+        await waitFor(() => upstream.state.pinged, 5_000);
+        b.ws.pause();
+        for (let i = 0; host.relay.stats().pausedLegs === 0; i++) {
+          assert.ok(
+            i < 2_000,
+            `the upstream leg was never paused: ${host.logs.join(' | ')} ${b.ws.readyState}`,
+          );
+          b.ws.send(JSON.stringify({ id: `s${i}`, type: 'subscribe', payload: { query: 'q' } }));
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+        // the pong goes out now, while the relay does not read the leg; then the pong wait passes
+        upstream.releasePong();
+        await new Promise((resolve) => setTimeout(resolve, PONG_TIMEOUT_MS + 500));
+        assert.ok(
+          !host.logs.some((line) => line.includes('upstream dropped')),
+          `a paused leg was dropped: ${host.logs.join(' | ')}`,
+        );
+        assert.equal(host.relay.stats().upstreamSockets, 1);
+        b.ws.resume();
+        await waitFor(() => host.relay.stats().pausedLegs === 0, 10_000);
+      } finally {
+        clearInterval(chatter);
+      }
+      b.ws.close(1000);
+      assert.equal((await b.closed).code, 1000);
+      assert.deepEqual(stalls, []);
+      await waitFor(() => upstream.state.ended, 3_000);
+    });
+  } finally {
+    await upstream.close();
+  }
+});
+
+Deno.test('a browser paused by flow control is not pinged: the stall closes it, not the keepalive [ws host]', async () => {
+  // an upstream that stops reading after its ack and keeps talking (protocol pongs every 20 ms,
+  // so its own leg stays heard from)
+  const server = http.createServer();
+  const wss = new WebSocketServer({ server, perMessageDeflate: false });
+  wss.on('connection', (ws: WsWebSocket) => {
+    ws.on('error', () => {});
+    const talk = setInterval(() => ws.send('{"type":"pong"}'), 20);
+    ws.on('close', () => clearInterval(talk));
+    ws.once('message', () => {
+      ws.send('{"type":"connection_ack"}');
+      ws.pause();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const upstreamUrl = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  const stalls: string[] = [];
+  try {
+    await withWorld('ws', {
+      upstreamUrl,
+      deps: withLimits(stalls, { pingIntervalMs: 50, pongTimeoutMs: 50, stallTimeoutMs: 1_500 }),
+    }, async ({ host }) => {
+      const b = await pausableBrowser(host.url);
+      const ping = JSON.stringify({ type: 'ping', payload: { pad: 'y'.repeat(16 * 1024) } });
+      for (let i = 0; host.relay.stats().pausedLegs === 0; i++) {
+        assert.ok(i < 4_000, 'the browser leg was never paused');
+        b.ws.send(ping);
+        if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      // the browser now says nothing; a ping it answered could not be read while it is paused
+      assert.deepEqual(await b.closed, { code: 1013, reason: 'Upstream too slow to take frames' });
+      assert.deepEqual(stalls, ['upstream timeout']);
+    });
+  } finally {
+    for (const ws of wss.clients) ws.terminate();
+    await new Promise((resolve) => wss.close(resolve));
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
