@@ -72,7 +72,12 @@ export function createRelay(deps: RelayDeps): Relay {
   return {
     admitUpgrade() {
       if (closing) return { status: 503, reason: REFUSAL.closing };
-      if (counters.sockets >= limits.wsMaxSockets) return { status: 503, reason: REFUSAL.sockets };
+      // a finished socket whose transport has not reported closed yet still holds a descriptor
+      // and its buffers (Deno: a browser that never reads again keeps its closing socket), so it
+      // counts against the process's ceiling until it has
+      if (counters.sockets + lingering.size >= limits.wsMaxSockets) {
+        return { status: 503, reason: REFUSAL.sockets };
+      }
       if (counters.preAuth >= limits.wsPreAuthSockets) {
         return { status: 503, reason: REFUSAL.preAuth };
       }

@@ -318,3 +318,29 @@ Deno.test('a browser paused by flow control is not pinged: the stall closes it, 
     await new Promise((resolve) => server.close(resolve));
   }
 });
+
+Deno.test('a stall-closed socket whose browser never reads still counts against wsMaxSockets until it is gone [deno host]', async () => {
+  const upstream = await startUpstream('flood');
+  const stalls: string[] = [];
+  try {
+    await withWorld('deno', {
+      upstreamUrl: upstream.url,
+      deps: withLimits(stalls, { stallTimeoutMs: 60_000, wsMaxSockets: 1 }),
+    }, async ({ host }) => {
+      const b = await pausableBrowser(host.url);
+      b.ws.send('{"id":"a","type":"subscribe","payload":{"query":"subscription { n }"}}');
+      b.ws.pause(); // never reads again: Deno cannot deliver the close frame
+      await waitFor(() => stalls.length === 1, 10_000);
+      assert.equal(host.relay.stats().sockets, 0, 'the socket itself is finished');
+      assert.deepEqual(host.relay.admitUpgrade(), { status: 503, reason: 'Too many open sockets' });
+      b.ws.resume(); // the browser reads: the close completes and the transport reports it
+      assert.equal((await b.closed).code, 1013);
+      await waitFor(() => host.relay.admitUpgrade() === null, 5_000);
+      const next = await initialisedClient(host.url);
+      next.ws.close(1000);
+      await next.closed;
+    });
+  } finally {
+    await upstream.close();
+  }
+});
