@@ -13,7 +13,7 @@ import { startPostgres } from '../fixtures/db/postgres.ts';
 import { forwarded, rawRequest } from '../helpers/assertions.ts';
 import { sandboxEnv } from '../helpers/setup.ts';
 import { gateEnv, seedAccounts } from '../gate/helpers.ts';
-import { assertSocketsAdmitted, burst, eventually } from './helpers.ts';
+import { assertSocketsAdmitted, burst, eventually, openSocket } from './helpers.ts';
 
 const ME = { query: '{ currentUser { id } }' };
 const BOOKINGS = 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }';
@@ -33,18 +33,6 @@ const COMMAND = [
   '0',
   `${ROOT}hosts/deno/parallel.ts`,
 ];
-
-function openSocket(url: string, authToken: string): { ws: WebSocket; outcome: Promise<string> } {
-  const ws = new WebSocket(`${url.replace('http', 'ws')}/svc/graphql`, 'graphql-transport-ws');
-  const outcome = new Promise<string>((resolve) => {
-    ws.onclose = (e) => resolve(String(e.code));
-    ws.onmessage = (e) => {
-      if (JSON.parse(String(e.data)).type === 'connection_ack') resolve('ack');
-    };
-  });
-  ws.onopen = () => ws.send(JSON.stringify({ type: 'connection_init', payload: { authToken } }));
-  return { ws, outcome };
-}
 
 Deno.test('deno serve --parallel (3 workers): relay, checks and shared limits', async () => {
   const cluster = await startPostgres();

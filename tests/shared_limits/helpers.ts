@@ -171,3 +171,19 @@ export function assertSocketsAdmitted(
   console.log(`the backend missed a deadline during the burst: per-process bound (${detail})`);
   assert.ok(admitted >= max && admitted <= max * processes, `${admitted} admitted; ${detail}`);
 }
+
+/** Opens a graphql-transport-ws socket with `authToken`: 'ack' or the close code. */
+export function openSocket(
+  url: string,
+  authToken: string,
+): { ws: WebSocket; outcome: Promise<string> } {
+  const ws = new WebSocket(`${url.replace('http', 'ws')}/svc/graphql`, 'graphql-transport-ws');
+  const outcome = new Promise<string>((resolve) => {
+    ws.onclose = (e) => resolve(String(e.code));
+    ws.onmessage = (e) => {
+      if (JSON.parse(String(e.data)).type === 'connection_ack') resolve('ack');
+    };
+  });
+  ws.onopen = () => ws.send(JSON.stringify({ type: 'connection_init', payload: { authToken } }));
+  return { ws, outcome };
+}

@@ -13,7 +13,7 @@ import { startPostgres } from '../fixtures/db/postgres.ts';
 import { forwarded } from '../helpers/assertions.ts';
 import { sandboxEnv } from '../helpers/setup.ts';
 import { gateEnv, seedAccounts } from '../gate/helpers.ts';
-import { burst, eventually } from './helpers.ts';
+import { burst, eventually, openSocket } from './helpers.ts';
 
 const ME = { query: '{ currentUser { id } }' };
 
@@ -26,19 +26,6 @@ async function childrenOf(pid: number): Promise<number[]> {
 async function alive(pid: number): Promise<boolean> {
   const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => null);
   return stat !== null && !/^\d+ \(.*\) Z/.test(stat);
-}
-
-/** Opens a graphql-transport-ws socket with `authToken`: 'ack' or the close code. */
-function openSocket(url: string, authToken: string): { ws: WebSocket; outcome: Promise<string> } {
-  const ws = new WebSocket(`${url.replace('http', 'ws')}/svc/graphql`, 'graphql-transport-ws');
-  const outcome = new Promise<string>((resolve) => {
-    ws.onclose = (e) => resolve(String(e.code));
-    ws.onmessage = (e) => {
-      if (JSON.parse(String(e.data)).type === 'connection_ack') resolve('ack');
-    };
-  });
-  ws.onopen = () => ws.send(JSON.stringify({ type: 'connection_init', payload: { authToken } }));
-  return { ws, outcome };
 }
 
 Deno.test('svc-gateway --workers 3: one deployment, shared limits, drained on SIGTERM', async () => {
