@@ -11,9 +11,8 @@ import { ROOT, startChildProcess } from '../../scripts/host_process.ts';
 import { startBackend } from '../fixtures/db/backend.ts';
 import { startPostgres } from '../fixtures/db/postgres.ts';
 import { forwarded, rawRequest } from '../helpers/assertions.ts';
-import { sandboxEnv } from '../helpers/setup.ts';
-import { gateEnv, seedAccounts } from '../gate/helpers.ts';
-import { assertSocketsAdmitted, burst, eventually, openSocket } from './helpers.ts';
+import { seedAccounts } from '../gate/helpers.ts';
+import { assertSocketsAdmitted, burst, eventually, gatedChildEnv, openSocket } from './helpers.ts';
 
 const ME = { query: '{ currentUser { id } }' };
 const BOOKINGS = 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }';
@@ -41,10 +40,7 @@ Deno.test('deno serve --parallel (3 workers): relay, checks and shared limits', 
   const sockets: WebSocket[] = [];
   try {
     const users = await seedAccounts(backend);
-    const env = Object.fromEntries(
-      Object.entries(sandboxEnv(sandbox, { ...gateEnv(backend), HOST: '127.0.0.1' }))
-        .filter((e): e is [string, string] => e[1] !== undefined),
-    );
+    const env = gatedChildEnv(sandbox, backend, { HOST: '127.0.0.1' });
     const host = await startChildProcess({
       command: COMMAND,
       env: { ...env, DENO_JOBS: '3' },

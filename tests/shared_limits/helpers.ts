@@ -187,3 +187,18 @@ export function openSocket(
   ws.onopen = () => ws.send(JSON.stringify({ type: 'connection_init', payload: { authToken } }));
   return { ws, outcome };
 }
+
+/**
+ * The environment of a gateway child process with the session gate on over `backend` and the
+ * sandbox upstream, plus `extra` (unset entries dropped: a child's environment is strings).
+ */
+export function gatedChildEnv(
+  sandbox: Sandbox,
+  backend: Backend,
+  extra: Record<string, string>,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(sandboxEnv(sandbox, { ...gateEnv(backend), ...extra }))
+      .filter((e): e is [string, string] => e[1] !== undefined),
+  );
+}

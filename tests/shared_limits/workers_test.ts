@@ -11,9 +11,8 @@ import { ROOT, startHostProcess } from '../../scripts/host_process.ts';
 import { startBackend } from '../fixtures/db/backend.ts';
 import { startPostgres } from '../fixtures/db/postgres.ts';
 import { forwarded } from '../helpers/assertions.ts';
-import { sandboxEnv } from '../helpers/setup.ts';
-import { gateEnv, seedAccounts } from '../gate/helpers.ts';
-import { burst, eventually, openSocket } from './helpers.ts';
+import { seedAccounts } from '../gate/helpers.ts';
+import { burst, eventually, gatedChildEnv, openSocket } from './helpers.ts';
 
 const ME = { query: '{ currentUser { id } }' };
 
@@ -35,10 +34,7 @@ Deno.test('svc-gateway --workers 3: one deployment, shared limits, drained on SI
   const sockets: WebSocket[] = [];
   try {
     const users = await seedAccounts(backend);
-    const env = Object.fromEntries(
-      Object.entries(sandboxEnv(sandbox, { ...gateEnv(backend), HOST: '127.0.0.1', PORT: '0' }))
-        .filter((e): e is [string, string] => e[1] !== undefined),
-    );
+    const env = gatedChildEnv(sandbox, backend, { HOST: '127.0.0.1', PORT: '0' });
     const host = await startHostProcess('node', { env: { ...env, WORKERS: '3' } });
     try {
       const report = host.lines.filter((l) => l.startsWith('svc-gateway: gate on'));
