@@ -7,11 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { WORLD_IDS } from '../../scripts/sandbox/mod.ts';
+import { startBackend } from '../fixtures/db/backend.ts';
 import { startPostgres } from '../fixtures/db/postgres.ts';
 import { assertNothingReached, assertRefusal, postGraphql } from '../helpers/assertions.ts';
-import { type Gateway, HOSTS } from '../helpers/gateway.ts';
+import { type Gateway, HOSTS, startGateway } from '../helpers/gateway.ts';
 import { BOT_QUERY, startGateOn, withGateOn } from '../gate/helpers.ts';
-import { withGateway } from '../helpers/setup.ts';
+import { sandboxEnv, withGateway } from '../helpers/setup.ts';
 import { admin, json, PASSWORD, unlock } from './helpers.ts';
 import type {
   AdminBotAnswer,
@@ -331,6 +332,56 @@ for (const kind of HOSTS) {
         await second.stop();
       }
     });
+  });
+}
+
+for (const kind of HOSTS) {
+  Deno.test(`[${kind}] password throttle, session gate not on: the service-role key shares the count`, async () => {
+    // CLIENT_BACKEND_ANON_KEY unset: no session gate (proxied routes fail closed), but the
+    // backend URL and service-role key exist, so the throttle's row is shared (SPEC
+    // "Authentication" 4)
+    const backend = await startBackend(cluster);
+    const env = {
+      ...ENV,
+      TRUST_FORWARDED_FOR: '1',
+      CLIENT_BACKEND_URL: backend.rest.url,
+      BACKEND_SERVICE_ROLE_KEY: backend.rest.serviceRoleKey,
+    };
+    try {
+      await withGateway(kind, { env, options: THROTTLE }, async ({ sandbox, gateway }) => {
+        const second = await startGateway('deno', THROTTLE, sandboxEnv(sandbox, env));
+        try {
+          await assertNothingReached(sandbox, async () => {
+            for (
+              const [at, hops] of [[gateway, '10.0.0.9'], [second, '10.0.0.9'], [
+                gateway,
+                '10.0.0.9',
+              ]] as const
+            ) {
+              await assertRefusal(await wrongPassword(at, hops), 401, 'AdminBadPassword');
+            }
+            // the second process counted one attempt itself; the shared row makes it wait
+            const throttled = await admin(second.url, '/session', {
+              method: 'POST',
+              header: null,
+              body: { password: PASSWORD },
+              headers: { 'x-forwarded-for': '10.0.0.9' },
+            });
+            await assertRefusal(throttled, 429, 'AdminThrottled');
+            assert.equal(throttled.headers.get('set-cookie'), null);
+          });
+          const rows = await backend.seed.query(
+            'select client_key, failures from public.svc_admin_throttle',
+          );
+          assert.deepEqual(rows.rows, [{ client_key: '10.0.0.9', failures: 3 }]);
+          assert.equal(backend.rest.calls.get('svc_admin_tenants') ?? 0, 0);
+        } finally {
+          await second.stop();
+        }
+      });
+    } finally {
+      await backend.stop();
+    }
   });
 }
 

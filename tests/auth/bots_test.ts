@@ -1,8 +1,10 @@
 /**
- * PATCH and DELETE /svc/auth/bots/<id> on both hosts: rename (database first, upstream second,
- * the old name restored on an upstream refusal), delete (guards first and failing closed,
- * upstream first, database second; an upstream refusal removes nothing; a database failure
- * after the upstream delete is reported and finishes on a retry), and no secret in any answer.
+ * PATCH and DELETE /svc/auth/bots/<id> on both hosts: rename (the database's check first,
+ * upstream second, the name recorded by the service role third; the old name kept on an upstream
+ * refusal; a record that fails is reported and finishes on a retry), delete (guards first and
+ * failing closed, upstream first, database second; an upstream refusal removes nothing; a
+ * database failure after the upstream delete, in either of its two steps, is reported and
+ * finishes on a retry), and no secret in any answer.
  */
 import assert from 'node:assert/strict';
 import { upstreamError, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
@@ -72,6 +74,24 @@ for (const kind of HOSTS) {
             s.clearSwitches();
             assertCode(dropped, 502, 'BotRenameFailed');
             assert.equal(await nameOf(s, ids[0]), 'Sales');
+          },
+        );
+
+        await t.step(
+          'rename: the record after the upstream fails: reported, a second rename finishes',
+          async () => {
+            s.backend.rest.switches.override = (fn) =>
+              fn === 'svc_bot_renamed' ? dbError(500) : undefined;
+            const reply = await s.api('PATCH', `/bots/${ids[0]}`, owner, { name: 'Support' });
+            s.backend.rest.switches.override = null;
+            assert.match(assertCode(reply, 503, 'ProxyAuthUnavailable'), /renamed upstream/);
+            assert.equal(s.sandbox.world.bot(ids[0])?.title, 'Support');
+            assert.equal(await nameOf(s, ids[0]), 'Sales', 'the row keeps the name it had');
+            const again = await s.api('PATCH', `/bots/${ids[0]}`, owner, { name: 'Support' });
+            assert.equal(again.status, 200, again.text);
+            assert.equal(await nameOf(s, ids[0]), 'Support');
+            const back = await s.api('PATCH', `/bots/${ids[0]}`, owner, { name: 'Sales' });
+            assert.equal(back.status, 200, back.text);
           },
         );
 
@@ -166,6 +186,20 @@ for (const kind of HOSTS) {
         await t.step(
           'database failure after the upstream delete is reported, then finished',
           async () => {
+            // the record of the upstream delete fails: a retry deletes upstream again (already
+            // gone counts as done), records it and forgets the row
+            s.backend.rest.switches.override = (fn) =>
+              fn === 'svc_bot_upstream_deleted' ? dbError(500) : undefined;
+            const unrecorded = await s.api('DELETE', `/bots/${ids[1]}`, owner);
+            s.backend.rest.switches.override = null;
+            assert.match(assertCode(unrecorded, 503, 'ProxyAuthUnavailable'), /deleted upstream/);
+            assert.equal(s.sandbox.world.bot(ids[1]), undefined, 'gone upstream');
+            assert.equal(await nameOf(s, ids[1]), 'Bot 1', 'the row is still there');
+            const retried = await s.api('DELETE', `/bots/${ids[1]}`, owner);
+            assert.equal(retried.status, 200, retried.text);
+            assert.equal(await nameOf(s, ids[1]), undefined);
+            // the record succeeds, the forget fails: a retry only forgets (nothing upstream)
+            ids[1] = (await s.api('POST', '/bots', owner, { name: 'Bot 1' })).json.bot.id;
             s.backend.rest.switches.override = (fn) =>
               fn === 'svc_bot_forget' ? dbError(500) : undefined;
             const reply = await s.api('DELETE', `/bots/${ids[1]}`, owner);
@@ -174,8 +208,10 @@ for (const kind of HOSTS) {
             assert.match(message, /deleted upstream/);
             assert.equal(s.sandbox.world.bot(ids[1]), undefined, 'gone upstream');
             assert.equal(await nameOf(s, ids[1]), 'Bot 1', 'the row is still there');
+            const from = s.sandbox.received.length;
             const again = await s.api('DELETE', `/bots/${ids[1]}`, owner);
             assert.equal(again.status, 200, again.text);
+            assert.deepEqual(upstreamOps(s.sandbox, from), [], 'the retry only forgets the row');
             assert.equal(await nameOf(s, ids[1]), undefined);
             ids.pop();
           },

@@ -14,14 +14,17 @@ for (const kind of HOSTS) {
     const cluster = await startPostgres();
     try {
       await withAuth(cluster, kind, async (s) => {
-        let owner: Account, admin: Account, member: Account, shared: Account, outsider: Account;
+        let owner: Account, admin: Account, admin2: Account, member: Account;
+        let shared: Account, outsider: Account;
         let home: string;
         await t.step(
-          'setup: owner, admin, member, a member of two workspaces, an outsider',
+          'setup: owner, two admins, member, a member of two workspaces, an outsider',
           async () => {
             owner = await s.signUp('owner@example.test');
             home = (await s.api('POST', '/provision', owner)).json.workspace.id;
             admin = await s.signUp('admin@example.test');
+            admin2 = await s.signUp('admin2@example.test');
+            await s.backend.seed.addMember(home, admin2.id, 'admin');
             member = await s.signUp('member@example.test');
             shared = await s.signUp('shared@example.test');
             outsider = await s.signUp('outsider@example.test');
@@ -62,29 +65,30 @@ for (const kind of HOSTS) {
           }]);
         });
 
-        await t.step('an admin for a member: yes; for the owner or an admin: rank', async () => {
-          const ok = await s.api('POST', '/recovery-link', admin, {
-            email: member.email.toUpperCase(),
-          });
-          assert.equal(ok.status, 200, ok.text);
-          const calls = s.front.calls.length;
-          assertCode(
-            await s.api('POST', '/recovery-link', admin, { email: owner.email }),
-            403,
-            'NotEnoughPermissions',
-          );
-          assertCode(
-            await s.api('POST', '/recovery-link', admin, { email: admin.email }),
-            403,
-            'NotEnoughPermissions',
-          );
-          assertCode(
-            await s.api('POST', '/recovery-link', member, { email: shared.email }),
-            403,
-            'NotEnoughPermissions',
-          );
-          assert.equal(s.front.calls.length, calls, 'no link was asked for');
-        });
+        await t.step(
+          'an admin for a member or another admin: yes; for the owner: rank',
+          async () => {
+            const ok = await s.api('POST', '/recovery-link', admin, {
+              email: member.email.toUpperCase(),
+            });
+            assert.equal(ok.status, 200, ok.text);
+            const equal = await s.api('POST', '/recovery-link', admin, { email: admin2.email });
+            assert.equal(equal.status, 200, `an equal rank is allowed: ${equal.text}`);
+            assert.equal(s.front.calls.at(-1)?.body?.email, admin2.email);
+            const calls = s.front.calls.length;
+            assertCode(
+              await s.api('POST', '/recovery-link', admin, { email: owner.email }),
+              403,
+              'NotEnoughPermissions',
+            );
+            assertCode(
+              await s.api('POST', '/recovery-link', member, { email: shared.email }),
+              403,
+              'NotEnoughPermissions',
+            );
+            assert.equal(s.front.calls.length, calls, 'no link was asked for');
+          },
+        );
 
         await t.step('not_member, cross_tenant, no workspace, no session, bad bodies', async () => {
           const calls = s.front.calls.length;

@@ -1,8 +1,9 @@
 /**
  * The svc_auth migration called over the PostgREST-compatible endpoint, below the routes:
  * a reservation is not a bot, a crashed reservation is reclaimed (the old token then loses),
- * attach and release are the service role's only, rename keeps the previous name, the delete
- * check, and the recovery record.
+ * attach and release are the service role's only, rename is checked by the caller and recorded
+ * by the service role (keeping the previous name), the delete check, and a row forgotten only
+ * after the service role recorded the upstream delete (bot_still_upstream before).
  */
 import assert from 'node:assert/strict';
 import { startBackend } from '../fixtures/db/backend.ts';
@@ -98,28 +99,30 @@ Deno.test('svc_auth functions', async (t) => {
         ]);
       });
 
-      await t.step('rename keeps the previous name; restore only undoes its own name', async () => {
-        const r = await b.rpc('svc_bot_rename', {
-          p_bot_id: 'b00000000000000000000abd',
-          p_name: 'Three',
-        }, jwt);
-        assert.deepEqual(r.body, {
-          id: 'b00000000000000000000abd',
-          name: 'Three',
-          previousName: 'Two',
-        });
-        const wrong = await b.rpc('svc_bot_rename_restore', {
-          p_bot_id: 'b00000000000000000000abd',
-          p_name: 'Other',
-        }, jwt);
-        assert.equal(wrong.body, false);
-        const restored = await b.rpc('svc_bot_rename_restore', {
-          p_bot_id: 'b00000000000000000000abd',
-          p_name: 'Three',
-        }, jwt);
-        assert.equal(restored.body, true);
-        const name = await b.seed.query('select name from public.svc_bots');
-        assert.equal(name.rows[0].name, 'Two');
+      await t.step('rename: the caller checks, the service role records', async () => {
+        const bot = 'b00000000000000000000abd';
+        const r = await b.rpc('svc_bot_rename', { p_bot_id: bot, p_name: ' Three ' }, jwt);
+        assert.deepEqual(r.body, { id: bot, name: 'Three', previousName: 'Two' });
+        const unchanged = await b.seed.query('select name from public.svc_bots');
+        assert.equal(unchanged.rows[0].name, 'Two', 'the check writes nothing');
+        const asUser = await b.rpc('svc_bot_renamed', { p_bot_id: bot, p_name: 'Three' }, jwt);
+        assert.equal(asUser.status, 403);
+        const recorded = await b.rpc(
+          'svc_bot_renamed',
+          { p_bot_id: bot, p_name: 'Three' },
+          service,
+          service,
+        );
+        assert.deepEqual(recorded.body, { id: bot, name: 'Three', previousName: 'Two' });
+        const rows = await b.seed.query('select name, previous_name from public.svc_bots');
+        assert.deepEqual(rows.rows, [{ name: 'Three', previous_name: 'Two' }]);
+        const missing = await b.rpc(
+          'svc_bot_renamed',
+          { p_bot_id: 'b0000000000000000000ffff', p_name: 'x' },
+          service,
+          service,
+        );
+        assert.equal((missing.body as { hint: string }).hint, 'bot_not_found');
       });
 
       await t.step('delete check: the only bot is the last openable one', async () => {
@@ -137,6 +140,36 @@ Deno.test('svc_auth functions', async (t) => {
         assert.equal(none.status, 404);
         assert.equal((none.body as { hint: string }).hint, 'bot_not_found');
       });
+
+      await t.step(
+        'forget: bot_still_upstream until the service role records the delete',
+        async () => {
+          const bot = 'b00000000000000000000abd';
+          const early = await b.rpc('svc_bot_forget', { p_bot_id: bot }, jwt);
+          assert.equal(early.status, 409);
+          assert.equal((early.body as { hint: string }).hint, 'bot_still_upstream');
+          const asUser = await b.rpc('svc_bot_upstream_deleted', { p_bot_id: bot }, jwt);
+          assert.equal(asUser.status, 403);
+          const recorded = await b.rpc(
+            'svc_bot_upstream_deleted',
+            { p_bot_id: bot },
+            service,
+            service,
+          );
+          assert.equal(recorded.body, true);
+          const check = await b.rpc('svc_bot_delete_check', { p_bot_id: bot }, jwt);
+          assert.deepEqual(check.body, {
+            id: bot,
+            name: 'Three',
+            lastOpenable: false,
+            upstreamDeleted: true,
+          });
+          const forgotten = await b.rpc('svc_bot_forget', { p_bot_id: bot }, jwt);
+          assert.deepEqual(forgotten.body, { id: bot });
+          const rows = await b.seed.query('select count(*)::int as n from public.svc_bots');
+          assert.equal(rows.rows[0].n, 0);
+        },
+      );
     } finally {
       await b.stop();
     }

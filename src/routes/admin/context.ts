@@ -14,7 +14,7 @@ export interface AdminContext {
   /**
    * The session module's database as the service role: the gate on (both backend variables)
    * and BACKEND_SERVICE_ROLE_KEY set; else null (tenants and grants answer 500
-   * ProxyAuthMisconfigured; bots are not recorded; the throttle is per-process only).
+   * ProxyAuthMisconfigured; bots are not recorded).
    */
   readonly db: BackendRpc | null;
   readonly throttle: Throttle;
@@ -34,16 +34,22 @@ export interface AdminRequest {
   id: string;
 }
 
-/** Builds the panel's context over `core`. */
+/**
+ * Builds the panel's context over `core`. The throttle shares its counter through the backend
+ * whenever a service-role key (and the backend URL) exists, whatever the session gate's state
+ * (SPEC "Authentication" 4: "per-process memory plus a shared backend row when a service-role
+ * key exists"); tenants, grants and bot records need the session module (the gate on as well).
+ */
 export function createAdminContext(core: Core): AdminContext {
   const { state, url, serviceRoleKey } = core.config.auth;
-  const db = state === 'on' && url !== undefined && serviceRoleKey !== undefined
+  const backend = url !== undefined && serviceRoleKey !== undefined
     ? createBackendRpc(url, serviceRoleKey, core.fetch)
     : null;
+  const db = state === 'on' ? backend : null;
   return {
     core,
     db,
-    throttle: createThrottle(core.config.admin.throttle, db),
+    throttle: createThrottle(core.config.admin.throttle, backend),
     upstream(timeoutMs = core.config.timeoutMs) {
       const token = core.config.token;
       if (token === null) return null;
