@@ -1,7 +1,8 @@
 /**
  * supabase/migrations on a real PostgreSQL: they apply on a fresh database, re-run safely, keep
- * every svc_ table behind row-level security with no privilege for anyone, and grant each
- * function to exactly the roles that may call it (security definer, empty search_path).
+ * every svc_ table behind row-level security with no privilege for anyone, and make every svc_
+ * function security definer with an empty search_path and no PUBLIC grant. Who may execute each
+ * function: tests/db/function_grants_test.ts (against docs/backend.md).
  */
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
@@ -22,57 +23,6 @@ const GATE_TABLES = [
   'svc_publishing_settings',
   'svc_media',
 ];
-
-/** Who may execute each svc_ function (everyone else, PUBLIC included, may not). */
-const FUNCTION_GRANTS: Record<string, string[]> = {
-  'svc_my_bot_ids()': ['authenticated', 'service_role'],
-  'svc_resource_owner_lookup(text[])': ['service_role'],
-  'svc_resource_bind(jsonb)': ['service_role'],
-  'svc_provision(text)': ['authenticated'],
-  'svc_bot_reserve(text)': ['authenticated'],
-  'svc_bot_rename(text,text)': ['authenticated'],
-  'svc_bot_rename_restore(text,text)': ['authenticated'],
-  'svc_bot_delete_check(text)': ['authenticated'],
-  'svc_bot_forget(text)': ['authenticated'],
-  'svc_recovery_authorize(text)': ['authenticated'],
-  'svc_bot_attach(uuid,uuid,text)': ['service_role'],
-  'svc_bot_release(uuid,uuid)': ['service_role'],
-  'svc_auth_uid()': [],
-  'svc_auth_check_name(text)': [],
-  'svc_auth_bots(uuid,uuid,text)': [],
-  'svc_auth_reserve_in(uuid,uuid,text)': [],
-  'svc_auth_own_bot(uuid,text)': [],
-  'svc_admin_throttle_take(text,integer,integer,integer)': ['service_role'],
-  'svc_admin_throttle_clear(text)': ['service_role'],
-  'svc_admin_tenants()': ['service_role'],
-  'svc_admin_grant(text,text)': ['service_role'],
-  'svc_admin_revoke(text,text)': ['service_role'],
-  'svc_admin_bot_record(text,text,text)': ['service_role'],
-  'svc_admin_bot_rename(text,text)': ['service_role'],
-  'svc_admin_bot_forget(text)': ['service_role'],
-  // publish queue (20261124000000_svc_publishing.sql); helpers granted to nobody
-  'svc_posts_list(text)': ['authenticated'],
-  'svc_post_create(text,jsonb)': ['authenticated'],
-  'svc_post_update(text,text,jsonb)': ['authenticated'],
-  'svc_post_delete(text,text)': ['authenticated'],
-  'svc_posts_claim(integer)': ['service_role'],
-  'svc_posts_reap(integer,integer)': ['service_role'],
-  'svc_post_take(text,text)': ['service_role'],
-  'svc_post_report(text,text,text,text,text,text)': ['service_role'],
-  'svc_publishing_register(text,text,text)': ['service_role'],
-  'svc_publishing_status()': ['service_role'],
-  'svc_publish_tick()': ['service_role'],
-  'svc_publishing_schedule()': [],
-  'svc_post_fence(text)': [],
-  'svc_post_find(text,text)': [],
-  'svc_post_check_url(jsonb,text)': [],
-  'svc_publish_key_check(text)': [],
-  'svc_publishing_callback_headers()': [],
-  'svc_media_reserve(text,text,bigint,text,bigint)': ['service_role'],
-  'svc_media_forget(text,text)': ['service_role'],
-  'svc_media_expired(integer,integer)': ['service_role'],
-  'svc_media_sweep_tick()': ['service_role'],
-};
 
 const API_ROLES = ['anon', 'authenticated', 'service_role'];
 
@@ -188,22 +138,6 @@ Deno.test('supabase migrations', async (t) => {
       });
     });
 
-    await t.step('each function is executable by exactly the roles that may call it', async () => {
-      const db = await cluster.createDatabase();
-      await migrate(db);
-      await withClient(db, async (c) => {
-        for (const [fn, allowed] of Object.entries(FUNCTION_GRANTS)) {
-          for (const role of API_ROLES) {
-            const r = await c.query<{ ok: boolean }>(
-              `select has_function_privilege($1, $2, 'EXECUTE') as ok`,
-              [role, `public.${fn}`],
-            );
-            assert.equal(r.rows[0].ok, allowed.includes(role), `${role} on ${fn}`);
-          }
-        }
-      });
-    });
-
     await t.step(
       'every svc_ function: security definer, empty search_path, not PUBLIC',
       async () => {
@@ -218,8 +152,7 @@ Deno.test('supabase migrations', async (t) => {
              from pg_proc
             where pronamespace = 'public'::regnamespace and proname like 'svc\\_%'`,
           )).rows);
-        const names = rows.map((r) => r.fn);
-        for (const fn of Object.keys(FUNCTION_GRANTS)) assert.ok(names.includes(fn), fn);
+        assert.ok(rows.length > 30, `${rows.length} svc_ functions`);
         for (const row of rows) {
           assert.equal(row.prosecdef, true, row.fn);
           assert.deepEqual(row.proconfig, ['search_path=""'], row.fn);
