@@ -18,6 +18,11 @@ export interface AdminContext {
    */
   readonly db: BackendRpc | null;
   readonly throttle: Throttle;
+  /**
+   * The fixed pause of every unlock attempt (SPEC "Authentication" 4: "Each attempt pauses a
+   * fixed interval"): resolves after `ms` milliseconds.
+   */
+  pause(ms: number): Promise<void>;
   /** Upstream call settings with the given deadline (default timeoutMs); null without token. */
   upstream(timeoutMs?: number): ServiceCall | null;
 }
@@ -50,6 +55,7 @@ export function createAdminContext(core: Core): AdminContext {
     core,
     db,
     throttle: createThrottle(core.config.admin.throttle, backend),
+    pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     upstream(timeoutMs = core.config.timeoutMs) {
       const token = core.config.token;
       if (token === null) return null;

@@ -3,7 +3,7 @@
  * signs out. SPEC "Admin panel: /svc/admin" and "Authentication" 4.
  *
  * POST order: body over 4 KiB → 413 AdminBodyTooLarge (before any credential check); the fixed
- * pause; the throttle (429 AdminThrottled, retry-after in seconds); the password compared in
+ * pause (every attempt: right, wrong, malformed or throttled alike); the throttle (429 AdminThrottled, retry-after in seconds); the password compared in
  * constant time (both sides hashed first) → 401 AdminBadPassword, or 200 with the cookie. A body
  * without a string `password` is a wrong password. The password is never logged or answered.
  */
@@ -22,8 +22,6 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** POST /session {password}. */
 export async function unlock({ ctx, request, conn }: AdminRequest): Promise<Response> {
   const { config } = ctx.core;
@@ -31,7 +29,7 @@ export async function unlock({ ctx, request, conn }: AdminRequest): Promise<Resp
   if ('refused' in body && body.refused.status === 413) {
     return bodyTooLarge(DEFAULTS.adminSessionBodyBytes);
   }
-  await pause(config.admin.throttle.pauseMs);
+  await ctx.pause(config.admin.throttle.pauseMs);
   const key = throttleKey(request, conn?.remoteAddress, config.trustForwardedFor);
   const waitMs = await ctx.throttle.take(key);
   if (waitMs > 0) {
