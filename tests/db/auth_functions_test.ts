@@ -170,6 +170,37 @@ Deno.test('svc_auth functions', async (t) => {
           assert.equal(rows.rows[0].n, 0);
         },
       );
+
+      await t.step(
+        'an abandoned reservation of another workspace does not hold the cap',
+        async () => {
+          // a user who reserved directly and never came back: the reservation expires
+          const idle = await b.seed.createUser('idle@example.test');
+          const idleJwt = await b.rest.mintUserToken(idle);
+          const abandoned = await b.rpc('svc_provision', { p_name: 'Never' }, idleJwt);
+          assert.equal((abandoned.body as { state: string }).state, 'reserved');
+          await b.seed.query(
+            "update public.svc_bots set reserved_at = now() - interval '1 hour' where upstream_bot_id is null",
+          );
+          const count = await b.seed.query('select count(*)::int as n from public.svc_bots');
+          await b.seed.query('update public.svc_bot_caps set deployment_bot_cap = $1', [
+            count.rows[0].n,
+          ]);
+          const fresh = await b.seed.createUser('fresh@example.test');
+          const r = await b.rpc(
+            'svc_provision',
+            { p_name: 'Mine' },
+            await b.rest.mintUserToken(fresh),
+          );
+          assert.equal(r.status, 200, JSON.stringify(r.body));
+          assert.equal((r.body as { state: string }).state, 'reserved');
+          const left = await b.seed.query(
+            'select count(*)::int as n from public.svc_bots where reserved_by = $1',
+            [idle],
+          );
+          assert.equal(left.rows[0].n, 0, 'the expired reservation was dropped');
+        },
+      );
     } finally {
       await b.stop();
     }
