@@ -30,7 +30,7 @@ export interface Core {
   readonly logger: Logger;
   /** Traces; null unless OTEL_EXPORTER_OTLP_ENDPOINT (README "Traces"). */
   readonly tracing: Tracing | null;
-  /** The metrics registry; null when metrics are off (issue 15, README "Metrics"). */
+  /** The metrics registry; null when metrics are off (docs/operations.md "Metrics"). */
   readonly metrics: Metrics | null;
   readonly gate: Gate;
   readonly graphqlInFlight: InFlight;

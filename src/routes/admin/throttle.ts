@@ -44,8 +44,8 @@ export function waitAfter(settings: ThrottleSettings, failures: number): number 
 /**
  * The wait svc_admin_throttle_take answered (ms), when it is one the rule can give: a finite
  * number from 0 to `capMs`. Anything else (not a number, negative, past the cap) is not the
- * rule's answer and counts as no answer: memory alone decides (issue 23: a mis-shaped row must
- * not lock the operator out for longer than the rule allows).
+ * rule's answer and counts as no answer: memory alone decides (docs/operations.md "Faults": a
+ * mis-shaped row must not lock the operator out for longer than the rule allows).
  */
 export function sharedWait(data: unknown, capMs: number): number {
   if (typeof data !== 'number' || !Number.isFinite(data)) return 0;
