@@ -14,7 +14,10 @@ export const DEFAULTS = {
   authPath: '/svc/auth',
   publishingPath: '/svc/publishing',
   adminPath: '/svc/admin',
-  /** Not a spec path: the Prometheus metrics (README "Metrics"), when METRICS or METRICS_TOKEN. */
+  /**
+   * Not a spec path: the Prometheus metrics (docs/operations.md "Metrics"), when METRICS or
+   * METRICS_TOKEN.
+   */
   metricsPath: '/svc/metrics',
   /** Upper bounds (ms) of the upstream latency histogram's buckets. */
   /** Traces: how long spans are batched before an export (ms). */

@@ -118,7 +118,9 @@ export interface SvcProxyOptions {
   mediaQuotaMb?: NumberLike;
   mediaTtlDays?: NumberLike;
   publicUrl?: string;
-  /** Not a spec option: 'text' (default) or 'json' lines (LOG_FORMAT; README "Logs"). */
+  /**
+   * Not a spec option: 'text' (default) or 'json' lines (LOG_FORMAT; docs/operations.md "Logs").
+   */
   logFormat?: 'text' | 'json';
   /** Not a spec option: serve /svc/metrics to loopback callers (METRICS=1). */
   metrics?: string | boolean;

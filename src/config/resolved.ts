@@ -30,7 +30,7 @@ export interface AuthConfig {
 export interface ResolvedConfig {
   upstream: string;
   healthPath: string;
-  /** Not a spec path: /svc/metrics (README "Metrics"). */
+  /** Not a spec path: /svc/metrics (docs/operations.md "Metrics"). */
   metricsPath: string;
   httpPath: string;
   wsPath: string;
@@ -115,7 +115,7 @@ export interface ResolvedConfig {
   mediaQuotaMb: number;
   mediaTtlDays: number;
   publicUrl?: string;
-  /** Log format (not in the spec): 'text' or 'json' (README "Logs"). */
+  /** Log format (not in the spec): 'text' or 'json' (docs/operations.md "Logs"). */
   logFormat: 'text' | 'json';
   /** OTLP/HTTP receiver base URL (OTEL_EXPORTER_OTLP_ENDPOINT); traces off when unset. */
   otlpEndpoint?: string;

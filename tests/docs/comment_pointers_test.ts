@@ -1,11 +1,13 @@
 /**
  * Comments state the rule and point at where it is written (docs/development.md "Commands"): a
  * reader of the code has no tracker, so no file in src/, hosts/, scripts/, tests/, supabase/ or
- * the user-facing documents cites a ticket number, and every pointer of the form docs/<page>.md "<heading>" names a page that exists and a heading it has.
+ * the user-facing documents cites a ticket number, and every pointer of the form
+ * <file>.md "<heading>" (or a bare README "<heading>") names a file that exists and a heading
+ * it has.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ROOT } from './docs.ts';
 
 const FOLDERS = ['src', 'hosts', 'scripts', 'tests', 'supabase', 'docs', 'examples'];
@@ -46,16 +48,31 @@ function headings(text: string): string[] {
   );
 }
 
+/** A pointer: the markdown file as written, and the quoted heading. */
+export interface Pointer {
+  file: string;
+  heading: string;
+}
+
 /**
- * Each docs/<page>.md "<heading>" pointer of a file: the page and the quoted heading, read across
- * a line break (comment markers `*`, `//`, `--` and table pipes dropped, spaces collapsed).
+ * Each `<file>.md "<heading>"` pointer of a text (`docs/operations.md "Faults"`,
+ * `src/routes/publishing/README.md "The post"`, a bare `README "Metrics"`), read across a line
+ * break: comment markers `*`, `//`, `--` dropped, spaces collapsed.
  */
-export function docPointers(text: string): { page: string; heading: string }[] {
+export function pointers(text: string): Pointer[] {
   const flat = text.replace(/\n\s*(\*(?!\/)|\/\/|--)?\s*/g, ' ');
-  return [...flat.matchAll(/docs\/([a-z_-]+\.md) "([^"]+)"/g)].map((m) => ({
-    page: m[1],
+  return [...flat.matchAll(/(?<![\w./-])((?:[\w-]+\/)*[\w-]+\.md|README) "([^"]+)"/g)].map((m) => ({
+    file: m[1] === 'README' ? 'README.md' : m[1],
     heading: m[2].replace(/\s+/g, ' ').trim(),
   }));
+}
+
+/** Where a pointer of `from` leads: from the root, else beside `from`; null when nowhere. */
+function target(from: string, file: string): string | null {
+  for (const path of [file, join(dirname(from), file)]) {
+    if (existsSync(join(ROOT, path))) return path;
+  }
+  return null;
 }
 
 Deno.test('no comment, string or document cites a ticket number', () => {
@@ -65,21 +82,18 @@ Deno.test('no comment, string or document cites a ticket number', () => {
   assert.deepEqual(found, [], 'state the rule and point at SPEC or docs/ instead');
 });
 
-Deno.test('every docs/<page>.md "<heading>" pointer names a page and one of its headings', () => {
-  const pages = new Map(
-    readdirSync(join(ROOT, 'docs')).filter((n) => n.endsWith('.md')).map((
-      n,
-    ) => [n, headings(readFileSync(join(ROOT, 'docs', n), 'utf8'))]),
-  );
+Deno.test('every <file>.md "<heading>" pointer names a file and one of its headings', () => {
   const broken: string[] = [];
   let seen = 0;
   for (const path of sourceFiles().filter((p) => p !== SELF)) {
-    for (const { page, heading } of docPointers(readFileSync(join(ROOT, path), 'utf8'))) {
+    for (const { file, heading } of pointers(readFileSync(join(ROOT, path), 'utf8'))) {
       seen++;
-      const has = pages.get(page);
-      if (!has) broken.push(`${path}: docs/${page} does not exist`);
-      else if (!has.some((h) => h.startsWith(heading))) {
-        broken.push(`${path}: docs/${page} has no heading "${heading}"`);
+      const found = target(path, file);
+      if (found === null) broken.push(`${path}: ${file} does not exist`);
+      else if (
+        !headings(readFileSync(join(ROOT, found), 'utf8')).some((h) => h.startsWith(heading))
+      ) {
+        broken.push(`${path}: ${found} has no heading "${heading}"`);
       }
     }
   }
@@ -93,7 +107,11 @@ Deno.test('the checks catch what they are for', () => {
   assert.equal(ticketCitations('a.ts', `// ${cite.replace(' ', '-')} report`).length, 1);
   assert.equal(ticketCitations('a.ts', '// the issuer of a token; issues 0 rows').length, 0);
   assert.deepEqual(
-    docPointers(' * the relay (docs/operations.md "Slow and vanished peers\n * on the relay"):'),
-    [{ page: 'operations.md', heading: 'Slow and vanished peers on the relay' }],
+    pointers(' * the relay (docs/operations.md "Slow and vanished peers\n * on the relay"):'),
+    [{ file: 'docs/operations.md', heading: 'Slow and vanished peers on the relay' }],
   );
+  assert.deepEqual(pointers('-- (README "Metrics"; src/ws/README.md "Flow control")'), [
+    { file: 'README.md', heading: 'Metrics' },
+    { file: 'src/ws/README.md', heading: 'Flow control' },
+  ]);
 });
