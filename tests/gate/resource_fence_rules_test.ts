@@ -108,6 +108,16 @@ Deno.test('the resource fence learns only what an answer to one bot teaches', as
         );
         sandbox.switches.status = null;
         assert.equal(await probe(sandbox, gateway.url, bot3, TWO_BOTS), true);
+        // nor does a batch whose entries name one bot each
+        answerWith(sandbox, 'LearnPlain', [bot1, TWO_BOTS]);
+        await ok(
+          await postGraphql(gateway.url, [
+            { query: PLAIN, variables: { botID: bot1 } },
+            { query: PLAIN, variables: { botID: bot2 } },
+          ]),
+        );
+        sandbox.switches.status = null;
+        assert.equal(await probe(sandbox, gateway.url, bot3, TWO_BOTS), true);
         // the same answer under one bot does bind it
         answerWith(sandbox, 'LearnPlain', [bot1, TWO_BOTS]);
         await ok(await postGraphql(gateway.url, { query: PLAIN, variables: { botID: bot1 } }));
