@@ -26,11 +26,11 @@ export interface Core {
   /** The relay's upstream leg where no outbound proxy applies (the host's, else the ws client). */
   readonly upstreamSocket: UpstreamFactory;
   readonly log: (line: string) => void;
-  /** The log: human lines, and access lines in the json format (README "Logs"). */
+  /** The log: human lines, and access lines in the json format (docs/operations.md "Logs"). */
   readonly logger: Logger;
-  /** Traces; null unless OTEL_EXPORTER_OTLP_ENDPOINT (README "Traces"). */
+  /** Traces; null unless OTEL_EXPORTER_OTLP_ENDPOINT (docs/operations.md "Traces"). */
   readonly tracing: Tracing | null;
-  /** The metrics registry; null when metrics are off (issue 15, README "Metrics"). */
+  /** The metrics registry; null when metrics are off (docs/operations.md "Metrics"). */
   readonly metrics: Metrics | null;
   readonly gate: Gate;
   readonly graphqlInFlight: InFlight;

@@ -64,8 +64,8 @@ export interface SvcProxy {
    * The GraphQL route (`config.httpPath`, whatever `request.url` says) for a request a host built
    * itself: the same checks, order and answers as `handle` gives that path, returned as a
    * PlainAnswer (status, header record, text) so a host writing to a socket itself needs no Web
-   * Request or Response (issue 13: the Node host's common path). The body is read through
-   * `request.body` or bytes registered with `withPrereadBody`.
+   * Request or Response (docs/benchmarks.md "The gateway's own cost": the Node host's common path).
+   * The body is read through `request.body` or bytes registered with `withPrereadBody`.
    */
   handleGraphql(request: SvcRequest, conn?: ConnInfo): Promise<PlainAnswer>;
   /** Decides a WebSocket upgrade before any socket exists. */

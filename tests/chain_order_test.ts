@@ -3,7 +3,8 @@
  * checked": rows in ascending order, every row of the spec but 21 (the
  * forward itself) on the HTTP route, and the socket's chain (the tenant's
  * budget, then the payload) with the registry first among the document checks.
- * 11.5 is not a spec row: the cost limits (issue 15), right after the document
+ * 11.5 is not a spec row: the cost limits
+ * (docs/configuration.md "Document checks and fences"), right after the document
  * parses, on both chains.
  */
 import assert from 'node:assert/strict';

@@ -1,9 +1,10 @@
 /**
  * The Deno host's GraphQL forward (SPEC step 21): the same undici transport as the Node hosts
  * (hosts/node/outbound.ts: an EnvHttpProxyAgent when a proxy is set, so HTTPS_PROXY /
- * HTTP_PROXY / NO_PROXY hold as they do for Deno's own fetch). Chosen over Deno's fetch by measurement (issue 13): a fetch
- * with a deadline needs an AbortController and its signal per call, about 10 us of CPU per
- * request on Deno 2.9; undici's dispatch needs neither. The service's other calls keep fetch.
+ * HTTP_PROXY / NO_PROXY hold as they do for Deno's own fetch). Chosen over Deno's fetch by
+ * measurement (docs/benchmarks.md "The gateway's own cost"): a fetch with a deadline needs an
+ * AbortController and its signal per call, about 10 us of CPU per request on Deno 2.9; undici's
+ * dispatch needs neither. The service's other calls keep fetch.
  */
 import type { PostText } from '../../src/upstream/outbound.ts';
 import { openWsUpstream, type UpstreamFactory } from '../../src/ws/mod.ts';
@@ -11,11 +12,12 @@ import { proxyAwarePostText } from '../node/outbound.ts';
 
 /**
  * The host hooks the Deno host passes to createSvcProxy: the forward above, and the relay's
- * upstream leg on the `ws` client over Deno's node:net (issue 20). Deno's own WebSocket client
- * took about half the memory per idle socket (issue 13), but it cannot stop reading: with it, a
- * browser that stops reading made the gateway buffer everything the upstream sent (about
- * 25 MB/s per stalled socket). `ws` can pause the leg, so TCP pushes back to the upstream; the
- * figures that decided it are in the issue-20 report (README "Relay flow control").
+ * upstream leg on the `ws` client over Deno's node:net (docs/operations.md "Slow and vanished peers
+ * on the relay"). Deno's own WebSocket client took about half the memory per idle socket
+ * (docs/benchmarks.md "WebSocket relay"), but it cannot stop reading: with it, a browser that stops
+ * reading made the gateway buffer everything the upstream sent (about 25 MB/s per stalled socket).
+ * `ws` can pause the leg, so TCP pushes back to the upstream; the figures that decided it are in
+ * docs/benchmarks.md "WebSocket relay".
  */
 export function denoOutbound(): { postText: PostText; upstreamSocket: UpstreamFactory } {
   return { postText: proxyAwarePostText(), upstreamSocket: openWsUpstream };

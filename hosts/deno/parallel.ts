@@ -1,8 +1,9 @@
 /**
- * The Deno host under `deno serve --parallel` (issue 21): one worker per core (or DENO_JOBS),
- * each an isolate with its own proxy, all on one port (the runtime spreads connections over
- * them). The same handler as `deno task serve` (server.ts `denoHandler`): health, host and origin
- * checks, the GraphQL route and the WebSocket relay (Deno.upgradeWebSocket) work unchanged.
+ * The Deno host under `deno serve --parallel` (docs/operations.md "Limits across processes"): one
+ * worker per core (or DENO_JOBS), each an isolate with its own proxy, all on one port (the runtime
+ * spreads connections over them). The same handler as `deno task serve` (server.ts `denoHandler`):
+ * health, host and origin checks, the GraphQL route and the WebSocket relay (Deno.upgradeWebSocket)
+ * work unchanged.
  *
  *   HOST=127.0.0.1 deno task serve:parallel --host 127.0.0.1 --port 8000
  *

@@ -38,11 +38,12 @@ export function denoHandler(proxy: SvcProxy) {
       return plainResponse(404, 'Not Found');
     }
     if (request.method === 'POST' && rawPath(request.url) === proxy.config.httpPath) {
-      // the common path (issue 13): a small body read whole (Deno's fast path, not the stream),
-      // the core's PlainAnswer, no Headers object to fill
+      // the common path (docs/benchmarks.md "The gateway's own cost"): a small body read whole
+      // (Deno's fast path, not the stream), the core's PlainAnswer, no Headers object to fill
       if (mayPreread(request.headers.get('content-length'))) {
         const body = await request.arrayBuffer().catch(() => null);
-        // the caller went away mid-body (issue 23): nobody reads an answer, nothing is logged
+        // the caller went away mid-body (docs/operations.md "Faults"): nobody reads an answer,
+        // nothing is logged
         if (body === null) return plainResponse(400, 'Bad Request');
         withPrereadBody(request, new Uint8Array(body));
       }
@@ -56,12 +57,13 @@ export function denoHandler(proxy: SvcProxy) {
 }
 
 /**
- * The browser leg's keepalive (issue 23) as Deno's `idleTimeout`, in seconds. Deno pings a
- * browser silent for half of it and closes (1001) one that sent nothing in the other half, so
- * the sum of the configured silence and pong wait (socketPingIntervalMs + socketPongTimeoutMs,
- * WS_PING_INTERVAL_MS + WS_PONG_TIMEOUT_MS) bounds how long a vanished browser holds its slots,
- * as on the `ws` legs. (A browser that stopped reading with full buffers is not reached by the
- * ping; flow control's stall close handles it, src/ws/flow.ts.)
+ * The browser leg's keepalive (docs/operations.md "Slow and vanished peers on the relay") as Deno's
+ * `idleTimeout`, in seconds. Deno pings a browser silent for half of it and closes (1001) one that
+ * sent nothing in the other half, so the sum of the configured silence and pong wait
+ * (socketPingIntervalMs + socketPongTimeoutMs, WS_PING_INTERVAL_MS + WS_PONG_TIMEOUT_MS) bounds how
+ * long a vanished browser holds its slots, as on the `ws` legs. (A browser that stopped reading
+ * with full buffers is not reached by the ping; flow control's stall close handles it,
+ * src/ws/flow.ts.)
  */
 export function browserIdleTimeoutS(proxy: SvcProxy): number {
   return (proxy.config.socketPingIntervalMs + proxy.config.socketPongTimeoutMs) / 1000;

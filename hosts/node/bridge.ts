@@ -27,7 +27,8 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
       req.on('error', (error) => {
         if (!dropped) controller.error(error);
       });
-      // a caller that goes away mid-body: the stream fails instead of waiting forever (issue 23)
+      // a caller that goes away mid-body: the stream fails instead of waiting forever
+      // (docs/operations.md "Faults")
       req.on('close', () => {
         if (!dropped && !req.complete) controller.error(new Error('the caller went away'));
       });
@@ -52,7 +53,8 @@ export function readSmallBody(req: IncomingMessage): Promise<Uint8Array> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
     req.once('error', reject);
-    // a caller that goes away mid-body: fail instead of waiting forever (issue 23)
+    // a caller that goes away mid-body: fail instead of waiting forever (docs/operations.md
+    // "Faults")
     req.once('close', () => {
       if (!req.complete) reject(new Error('the caller went away'));
     });
@@ -77,7 +79,7 @@ export function toUpgradeRequest(req: IncomingMessage, origin: string): Request 
  * A body that declared at most 64 KiB is read whole first (cheaper than a
  * stream); any other body is a stream the core reads under its ceiling.
  * `signal` (hosts/node/caller_signal.ts) becomes the Request's signal: it aborts when the
- * caller goes away, and the core cancels its upstream call on it (issue 23).
+ * caller goes away, and the core cancels its upstream call on it (docs/operations.md "Faults").
  */
 export async function toRequest(
   req: IncomingMessage,

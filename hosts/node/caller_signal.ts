@@ -1,11 +1,12 @@
 /**
- * The caller's signal on Node (issue 23; `CallerSignal` in src/http/request.ts): aborts when
- * the node response closes before its answer was written, i.e. the browser aborted the request
- * or its connection went away. The core cancels the upstream call on it, so the call's
+ * The caller's signal on Node (docs/operations.md "Faults"; `CallerSignal` in src/http/request.ts):
+ * aborts when the node response closes before its answer was written, i.e. the browser aborted the
+ * request or its connection went away. The core cancels the upstream call on it, so the call's
  * in-flight slot is released at once instead of at the upstream deadline.
  *
  * - {@link responseSignal}: for the common path (hosts/node/lean.ts): one `close` listener on the
- *   response, no AbortController or EventTarget per request (issue 13 kept that path lean).
+ *   response, no AbortController or EventTarget per request (a lean path: docs/benchmarks.md "The
+ *   gateway's own cost").
  * - {@link responseAbortSignal}: an AbortSignal for the Web Request of every other path.
  */
 import type { ServerResponse } from 'node:http';

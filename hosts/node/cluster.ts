@@ -1,7 +1,8 @@
 /**
- * Worker processes on one port (issue 21): `svc-gateway --workers N|auto` or WORKERS runs N
- * Node processes of the server host under node:cluster (the primary accepts and hands each
- * connection to a worker in turn). `auto` is one per core (os.availableParallelism()).
+ * Worker processes on one port (docs/operations.md "Limits across processes"): `svc-gateway
+ * --workers N|auto` or WORKERS runs N Node processes of the server host under node:cluster (the
+ * primary accepts and hands each connection to a worker in turn). `auto` is one per core
+ * (os.availableParallelism()).
  *
  * - One startup report per deployment: worker 0 prints the startup lines (and REFUSING TO SERVE:
  *   every worker then exits 1, and so does the primary); the primary prints

@@ -1,13 +1,13 @@
 /**
  * The GraphQL forward's transport on Node (SPEC step 21, "Forwarding rules"): one POST through
  * undici's `dispatch` with a handler of our own, so the hot path builds no Web Request/Response,
- * no Node stream for the answer and no AbortController (issue 13: each of those showed in the
- * Node host's profile). The deadline is one entry in the shared timer heap covering headers and
- * body (src/ws/timer_heap.ts: no runtime timer per call); when it fires the request is aborted
- * through undici's dispatch controller (or, if undici has not started it yet, as soon as it does)
- * and the caller gets 504 at once. The same abort ends the call when the caller goes away
- * (issue 23: its in-flight slot is released at once) and when the answer passes its size bound
- * (502 UpstreamAnswerTooLarge).
+ * no Node stream for the answer and no AbortController (docs/benchmarks.md "The gateway's own
+ * cost": each of those showed in the Node host's profile). The deadline is one entry in the shared
+ * timer heap covering headers and body (src/ws/timer_heap.ts: no runtime timer per call); when it
+ * fires the request is aborted through undici's dispatch controller (or, if undici has not started
+ * it yet, as soon as it does) and the caller gets 504 at once. The same abort ends the call when
+ * the caller goes away (docs/operations.md "Faults": its in-flight slot is released at once) and
+ * when the answer passes its size bound (502 UpstreamAnswerTooLarge).
  */
 import { Buffer } from 'node:buffer';
 import type { Dispatcher } from 'undici';

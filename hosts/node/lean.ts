@@ -1,10 +1,10 @@
 /**
- * The Node host's common path (issue 13): a POST to the GraphQL route whose declared body is
- * small is read whole and answered through `proxy.handleGraphql` with no Web Request, Headers,
- * Response or stream: the core reads a {@link SvcRequest} over node's own request, and the
- * PlainAnswer it returns is written with one `end()` carrying its content-length. The checks,
- * their order and the answers are the core's, the same as on every other path (SPEC "Order in
- * which a GraphQL body is checked").
+ * The Node host's common path (docs/benchmarks.md "The gateway's own cost"): a POST to the GraphQL
+ * route whose declared body is small is read whole and answered through `proxy.handleGraphql` with
+ * no Web Request, Headers, Response or stream: the core reads a {@link SvcRequest} over node's own
+ * request, and the PlainAnswer it returns is written with one `end()` carrying its content-length.
+ * The checks, their order and the answers are the core's, the same as on every other path (SPEC
+ * "Order in which a GraphQL body is checked").
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Buffer } from 'node:buffer';
@@ -63,7 +63,7 @@ export async function answerLean(
     url: origin + (req.url ?? '/'),
     headers: headerReader(req),
     body: null,
-    // the browser going away cancels the upstream call (issue 23)
+    // the browser going away cancels the upstream call (docs/operations.md "Faults")
     signal: responseSignal(res),
   };
   withPrereadBody(request, whole);

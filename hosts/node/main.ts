@@ -9,8 +9,8 @@
  * configuration prints REFUSING TO SERVE and never binds (exit code 1). SIGTERM and SIGINT close
  * gracefully (in-flight requests finish, relay sockets close 1001), then exit 0. Outbound calls
  * go through undici's EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). SPEC "Startup
- * behaviour and hosts". With more than one worker (issue 21), cluster.ts runs them on one port:
- * one startup report, every worker drained on SIGTERM.
+ * behaviour and hosts". With more than one worker (docs/operations.md "Limits across processes"),
+ * cluster.ts runs them on one port: one startup report, every worker drained on SIGTERM.
  */
 import process from 'node:process';
 import { parseArgs } from 'node:util';

@@ -25,10 +25,10 @@ export function notFound(req: IncomingMessage, res: ServerResponse): Promise<voi
 }
 
 /**
- * The node:http timeouts of every Node server host (issue 23; the defaults table): a connection
- * that never sends its request head is closed after httpHeadersTimeoutMs (408), a request whose
- * body stalls after httpRequestTimeoutMs, an idle keep-alive connection after
- * httpKeepAliveTimeoutMs; checked every httpTimeoutCheckMs.
+ * The node:http timeouts of every Node server host (docs/operations.md "Faults"; the defaults
+ * table): a connection that never sends its request head is closed after httpHeadersTimeoutMs
+ * (408), a request whose body stalls after httpRequestTimeoutMs, an idle keep-alive connection
+ * after httpKeepAliveTimeoutMs; checked every httpTimeoutCheckMs.
  */
 export const NODE_SERVER_TIMEOUTS: ServerOptions = Object.freeze({
   headersTimeout: DEFAULTS.httpHeadersTimeoutMs,

@@ -1,12 +1,13 @@
 /**
- * The flood upstream (issue 20), for the relay scenario and the flow-control tests: a
- * graphql-transport-ws server (any path) whose every subscription streams `next` frames as
- * fast as its socket drains (it sends while its own unsent bytes are under SEND_AHEAD_BYTES,
- * then waits a millisecond), each carrying its sequence number; a subscribe whose query is a
- * `query` gets one fixed `next` (`currentUser`) and `complete` (a round trip); and every HTTP
- * request is answered with the bench's fixed answer (which also satisfies the gateway's bot fence
- * for bot1). It executes nothing and checks no token. It records, per subscription, how many
- * frames it sent and its socket's unsent bytes, so a test sees backpressure reach it.
+ * The flood upstream (docs/operations.md "Slow and vanished peers on the relay"), for the relay
+ * scenario and the flow-control tests: a graphql-transport-ws server (any path) whose every
+ * subscription streams `next` frames as fast as its socket drains (it sends while its own unsent
+ * bytes are under SEND_AHEAD_BYTES, then waits a millisecond), each carrying its sequence number; a
+ * subscribe whose query is a `query` gets one fixed `next` (`currentUser`) and `complete` (a round
+ * trip); and every HTTP request is answered with the bench's fixed answer (which also satisfies the
+ * gateway's bot fence for bot1). It executes nothing and checks no token. It records, per
+ * subscription, how many frames it sent and its socket's unsent bytes, so a test sees backpressure
+ * reach it.
  *
  * Run as its own process: `deno run --allow-net --allow-env scripts/bench/flood_upstream.ts`;
  * HOST (127.0.0.1) and PORT (0: a free port); prints its URL as the first line.

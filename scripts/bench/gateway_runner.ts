@@ -7,7 +7,7 @@
  *   detail", document registry.
  * - SVC_BENCH_ALLOWED_BOT_IDS: option `allowedBotIds`, 'any' or a comma-separated list.
  * - SVC_BENCH_UPSTREAM_LEG=web: the relay's upstream leg on Deno's own WebSocket client (the
- *   leg before issue 20; it cannot pause) instead of the host's `ws` one, for the relay
+ *   leg without flow control; it cannot pause) instead of the host's `ws` one, for the relay
  *   scenario's comparison.
  *
  * Everything else comes from the environment as with `deno task serve` (SVC_TOKEN,

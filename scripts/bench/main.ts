@@ -26,7 +26,7 @@ export const USAGE = `usage: deno task bench [flags]
   --out <file>       where the figures go (default bench-results.json at the root)
   --pin              measured servers (gateways, nginx) on the last CPU; this process (the
                      load), the upstreams and the database on CPU 0 (Linux taskset; see
-                     scripts/bench/pin.ts). Off by default: the issue-13 harness shares cores
+                     scripts/bench/pin.ts). Off by default: the targets harness shares cores
   --help             this text`;
 
 interface Cli {

@@ -1,11 +1,11 @@
 /**
- * nginx as the bench's anchor (issue 13): `proxy_pass` to an upstream (the fixed-answer one in
- * `targets`, the sandbox in `relay`) over keep-alive connections with the authorization header
- * injected, WebSocket upgrades passed through (frames relayed as bytes, never parsed), one
- * worker, no master process (so the measured pid is the process doing the work), in the
- * foreground from a fresh temporary prefix, listening on 127.0.0.1. Debian's `nginx-light` is
- * enough (`apt-get install nginx-light`); when no nginx binary is found, `startNginx` answers
- * the reason it was skipped instead.
+ * nginx as the bench's anchor (docs/benchmarks.md "The gateway's own cost"): `proxy_pass` to an
+ * upstream (the fixed-answer one in `targets`, the sandbox in `relay`) over keep-alive connections
+ * with the authorization header injected, WebSocket upgrades passed through (frames relayed as
+ * bytes, never parsed), one worker, no master process (so the measured pid is the process doing the
+ * work), in the foreground from a fresh temporary prefix, listening on 127.0.0.1. Debian's
+ * `nginx-light` is enough (`apt-get install nginx-light`); when no nginx binary is found,
+ * `startNginx` answers the reason it was skipped instead.
  */
 import { existsSync } from 'node:fs';
 import { portIsFree } from '../host_process.ts';

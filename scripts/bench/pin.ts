@@ -1,7 +1,8 @@
 /**
  * `deno task bench --pin`: each side of a comparison on a CPU of its own, so that what one
  * gateway costs more than another is not drowned by the scheduler moving three busy processes
- * over two shared cores (issue 13: the checks and gate on/off pairs).
+ * over two shared cores (the checks and gate on/off pairs; docs/benchmarks.md "The checks, the
+ * session gate and metrics (paired slices)").
  *
  * With pinning, the bench process (load generator, in-process fixtures) and everything it starts
  * afterwards (sandbox, fixed-answer upstream, PostgreSQL) run on {@link LOAD_CPU}; every measured

@@ -1,9 +1,9 @@
 /**
- * Interleaved rounds (issue 13): in each round every target is measured at concurrency 32, then
- * at 1, so the machine's other load falls on every target alike; ratios are then taken per round
- * against that round's baseline target and folded into min..max rows. Before round 1 every target
- * is loaded once, unmeasured ({@link FIRST_WARMUP_S}). Used by the `targets`, `checks` and `gate`
- * scenarios.
+ * Interleaved rounds (docs/benchmarks.md "The gateway's own cost"): in each round every target is
+ * measured at concurrency 32, then at 1, so the machine's other load falls on every target alike;
+ * ratios are then taken per round against that round's baseline target and folded into min..max
+ * rows. Before round 1 every target is loaded once, unmeasured ({@link FIRST_WARMUP_S}). Used by
+ * the `targets`, `checks` and `gate` scenarios.
  */
 import {
   type BenchContext,

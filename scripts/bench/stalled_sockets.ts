@@ -1,9 +1,10 @@
 /**
- * The relay scenario's stalled-subscriber pass (issue 20): `sockets` graphql-transport-ws
- * subscribers (the `ws` client) that subscribe to a stream of the flood upstream and then stop
- * reading their TCP socket (`pause()`, as a stalled tab), while the target process's resident
- * memory (VmRSS) is read every second. A relay without flow control grows by what the upstream
- * sends (about 25 MB/s a socket on Deno before issue 20); one with it stays flat.
+ * The relay scenario's stalled-subscriber pass (docs/operations.md "Slow and vanished peers on the
+ * relay"): `sockets` graphql-transport-ws subscribers (the `ws` client) that subscribe to a stream
+ * of the flood upstream and then stop reading their TCP socket (`pause()`, as a stalled tab), while
+ * the target process's resident memory (VmRSS) is read every second. A relay without flow control
+ * grows by what the upstream sends (about 25 MB/s a socket on Deno without flow control); one with
+ * it stays flat.
  */
 import { WebSocket as WsClient } from 'ws';
 import { residentBytes } from './proc.ts';

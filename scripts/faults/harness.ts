@@ -1,8 +1,8 @@
 /**
- * The fault harness (issue 23; the contract is fault.ts): a gateway host started as its own
- * process with metrics on (METRICS=1, loopback), so its file descriptors and resident memory
- * are its alone; its counts read from `/proc/<pid>/fd` and its `/svc/metrics` gauges; a memory
- * sampler keeping the peak; and the check that counts came back to their baseline.
+ * The fault harness (docs/operations.md "Faults"; the contract is fault.ts): a gateway host started
+ * as its own process with metrics on (METRICS=1, loopback), so its file descriptors and resident
+ * memory are its alone; its counts read from `/proc/<pid>/fd` and its `/svc/metrics` gauges; a
+ * memory sampler keeping the peak; and the check that counts came back to their baseline.
  * The ordinary-traffic driver is traffic.ts.
  */
 import { type ChildProcess, denoRun, ROOT, startChildProcess } from '../host_process.ts';

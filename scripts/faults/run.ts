@@ -1,7 +1,7 @@
 /**
- * Runs one upstream or browser fault (issue 23) as fault.ts says: the sandbox upstream behind
- * the stand-in (scripts/faults/upstream/stand_in.ts), a gateway process pointed at the
- * stand-in, a warm-up, the counts before, the ordinary traffic and the fault together, the
+ * Runs one upstream or browser fault (docs/operations.md "Faults") as fault.ts says: the sandbox
+ * upstream behind the stand-in (scripts/faults/upstream/stand_in.ts), a gateway process pointed at
+ * the stand-in, a warm-up, the counts before, the ordinary traffic and the fault together, the
  * counts once settled, resident memory before, peak and after; problems for any answer outside
  * the expected ones and any count not back at its baseline.
  */

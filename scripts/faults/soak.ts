@@ -1,11 +1,11 @@
 /**
- * `deno task soak [--duration 3m] [--only TEXT] [--host deno|node]` (issue 23): runs every fault
- * of the suite (upstream, browser, backend) on both hosts within the chosen duration (3 minutes
- * by default: the duration is shared evenly between the runs, at least MIN_RUN_MS each, plus
- * each run's own setup), and prints one table row per run: fault, host, answers seen,
- * the counts before and after, resident memory before, peak and after, and the problems
- * (none: PASS). Each run's verdict is printed as it ends (with its problems), the table at the
- * end. Exit code 1 when any run found a problem, 2 for a bad flag.
+ * `deno task soak [--duration 3m] [--only TEXT] [--host deno|node]` (docs/operations.md "Faults"):
+ * runs every fault of the suite (upstream, browser, backend) on both hosts within the chosen
+ * duration (3 minutes by default: the duration is shared evenly between the runs, at least
+ * MIN_RUN_MS each, plus each run's own setup), and prints one table row per run: fault, host,
+ * answers seen, the counts before and after, resident memory before, peak and after, and the
+ * problems (none: PASS). Each run's verdict is printed as it ends (with its problems), the table at
+ * the end. Exit code 1 when any run found a problem, 2 for a bad flag.
  *
  * The npm package must be built (`deno task soak` builds it first) for the Node host.
  */

@@ -1,7 +1,7 @@
 /**
- * The callers of the upstream and browser faults (issue 23): labelled answers, and the
- * ordinary traffic that keeps flowing beside a fault: GraphQL POSTs naming a bot, a REST upload
- * and a subscription (each subscription streams a few events and completes; a fresh one
+ * The callers of the upstream and browser faults (docs/operations.md "Faults"): labelled answers,
+ * and the ordinary traffic that keeps flowing beside a fault: GraphQL POSTs naming a bot, a REST
+ * upload and a subscription (each subscription streams a few events and completes; a fresh one
  * follows). Every ordinary answer is counted as 'others <label>' ('others ok' when it went
  * through), so a report shows whether the fault reached anyone else.
  */

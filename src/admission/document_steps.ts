@@ -65,9 +65,9 @@ const COST_LIMITS = [
 ] as const;
 
 /**
- * Right after step 11 (not a spec row; issue 15 "GraphQL cost limits"): every document within
- * graphqlMaxDepth, graphqlMaxAliases, graphqlMaxRootFields, graphqlMaxDirectives and
- * graphqlMaxTokens, else 400 with the limit's own code. A limit equal to the measure passes.
+ * Right after step 11 (not a spec row; docs/configuration.md "Document checks and fences"): every
+ * document within graphqlMaxDepth, graphqlMaxAliases, graphqlMaxRootFields, graphqlMaxDirectives
+ * and graphqlMaxTokens, else 400 with the limit's own code. A limit equal to the measure passes.
  */
 export const costLimits: Step<S> = {
   step: 11.5,

@@ -58,13 +58,22 @@ export function unknownResource(argument: string): Refusal {
   );
 }
 
-/** Builds the in-memory fence. `maxBindings` and `ttlMs` default to the spec's. */
+/**
+ * Builds the in-memory fence. `maxBindings` and `ttlMs` default to the spec's (50,000 bindings,
+ * each held 24 hours). `now` (ms, monotonic) is a test seam for the 24 hours: given, every
+ * expiry check reads it; omitted, the cache reads `performance.now()`.
+ */
 export function createResourceFence(
   mode: ResourceFenceMode,
   maxBindings: number = DEFAULTS.resourceBindings,
   ttlMs: number = DEFAULTS.resourceBindingTtlMs,
+  now?: () => number,
 ): ResourceFence {
-  const bindings = new LRUCache<string, Binding>({ max: maxBindings, ttl: ttlMs });
+  const bindings = new LRUCache<string, Binding>({
+    max: maxBindings,
+    ttl: ttlMs,
+    ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
+  });
   const bind = (id: string, bot: string) => {
     const known = bindings.get(id);
     if (known === undefined) bindings.set(id, { bot, shared: false });

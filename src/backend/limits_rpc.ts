@@ -1,6 +1,7 @@
 /**
  * The shared-limits functions of `supabase/migrations/20261127000200_svc_shared_limits.sql`
- * (docs/operations.md "Limits across processes"), called as the service role: svc_tenant_take, svc_socket_open, svc_limits_sync.
+ * (docs/operations.md "Limits across processes"), called as the service role: svc_tenant_take,
+ * svc_socket_open, svc_limits_sync.
  *
  * Every call is cut after `deadlineMs` and never throws: `null` means the backend did not answer
  * usefully (unreachable, deadline passed, a non-200, an unexpected body), which the caller

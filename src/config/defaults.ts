@@ -14,7 +14,10 @@ export const DEFAULTS = {
   authPath: '/svc/auth',
   publishingPath: '/svc/publishing',
   adminPath: '/svc/admin',
-  /** Not a spec path: the Prometheus metrics (README "Metrics"), when METRICS or METRICS_TOKEN. */
+  /**
+   * Not a spec path: the Prometheus metrics (docs/operations.md "Metrics"), when METRICS or
+   * METRICS_TOKEN.
+   */
   metricsPath: '/svc/metrics',
   /** Upper bounds (ms) of the upstream latency histogram's buckets. */
   /** Traces: how long spans are batched before an export (ms). */
@@ -36,7 +39,7 @@ export const DEFAULTS = {
   /** How soon a stale fence answer is asked for again after a failed refresh. */
   fenceStaleRetryMs: 5_000,
 
-  // Faults of the upstream and the network (issue 23; not spec numbers)
+  // Faults of the upstream and the network (docs/operations.md "Faults"; not spec numbers)
   /**
    * Upstream answers (GraphQL read whole, REST uploads' piped) are cut past this many bytes:
    * 502 UpstreamAnswerTooLarge, or the piped answer ends early. GraphQL answers are held whole
@@ -121,8 +124,8 @@ export const DEFAULTS = {
   subscriptionsPerSocket: 128,
   socketLifeMs: 60 * 60_000,
   /**
-   * Keepalive on both relay legs (not spec numbers; issue 23): a leg silent this long is pinged
-   * (WS_PING_INTERVAL_MS) ...
+   * Keepalive on both relay legs (not spec numbers; docs/operations.md "Slow and vanished peers on
+   * the relay"): a leg silent this long is pinged (WS_PING_INTERVAL_MS) ...
    */
   socketPingIntervalMs: 30_000,
   /** ... and dropped when nothing (a pong or any frame) comes back this long after the ping. */
@@ -138,7 +141,8 @@ export const DEFAULTS = {
   /** ... and at most this long (the oversize rule's 250 ms), then closes anyway. */
   socketCloseLingerMs: 250,
 
-  // WebSocket relay flow control (issue 20; not spec numbers)
+  // WebSocket relay flow control (docs/operations.md "Slow and vanished peers on the relay"; not
+  // spec numbers)
   /** A leg whose unsent bytes pass this stops reading the other leg (TCP pushes back) ... */
   wsHighWaterBytes: 512 * 1024,
   /** ... and resumes once they are back at or below this. */
@@ -216,7 +220,8 @@ export const DEFAULTS = {
   /** Stored media objects are cached this long, in seconds (facts.json publishingMediaTypes.storage: a year, immutable). */
   mediaCacheSeconds: 31_536_000,
 
-  // Shared limits (issue 21): tenant budgets, socket counts and revocations across processes
+  // Shared limits (docs/operations.md "Limits across processes"): tenant budgets, socket counts and
+  // revocations across processes
   /** A lease of the shared bucket is this share of the tenant's minute (20 of 600, 2 of 60). */
   sharedLeaseShare: 1 / 30,
   /** The next lease is asked for when the local one is down to this share of a lease. */

@@ -75,11 +75,17 @@ export interface SvcProxyOptions {
   graphqlMaxRootFields?: NumberLike;
   graphqlMaxDirectives?: NumberLike;
   graphqlMaxTokens?: NumberLike;
-  /** Upstream answers over this many bytes are cut off (not a spec option; issue 23). */
+  /**
+   * Upstream answers over this many bytes are cut off (not a spec option; docs/configuration.md
+   * "Upstream", UPSTREAM_ANSWER_MAX_BYTES).
+   */
   upstreamAnswerMaxBytes?: NumberLike;
   wsMaxSockets?: NumberLike;
   wsPreAuthSockets?: NumberLike;
-  /** Relay keepalive and flow control (issue 20, 23; WS_PING_INTERVAL_MS ... WS_FLOW_POLL_MS). */
+  /**
+   * Relay keepalive and flow control (docs/operations.md "Slow and vanished peers on the relay";
+   * WS_PING_INTERVAL_MS ... WS_FLOW_POLL_MS).
+   */
   socketPingIntervalMs?: NumberLike;
   socketPongTimeoutMs?: NumberLike;
   wsHighWaterBytes?: NumberLike;
@@ -91,7 +97,10 @@ export interface SvcProxyOptions {
   tenantMaxSockets?: NumberLike;
   resourceFence?: string;
   resourceStore?: string;
-  /** Not a spec option (issue 21): 'off' keeps per-process tenant limits with a service-role key. */
+  /**
+   * Not a spec option (docs/operations.md "Limits across processes"): 'off' keeps per-process
+   * tenant limits with a service-role key.
+   */
   sharedLimits?: string;
   operationAllowlist?: string | boolean;
   operationAllowlistExtra?: readonly string[] | string;
@@ -109,7 +118,9 @@ export interface SvcProxyOptions {
   mediaQuotaMb?: NumberLike;
   mediaTtlDays?: NumberLike;
   publicUrl?: string;
-  /** Not a spec option: 'text' (default) or 'json' lines (LOG_FORMAT; README "Logs"). */
+  /**
+   * Not a spec option: 'text' (default) or 'json' lines (LOG_FORMAT; docs/operations.md "Logs").
+   */
   logFormat?: 'text' | 'json';
   /** Not a spec option: serve /svc/metrics to loopback callers (METRICS=1). */
   metrics?: string | boolean;

@@ -30,7 +30,7 @@ export interface AuthConfig {
 export interface ResolvedConfig {
   upstream: string;
   healthPath: string;
-  /** Not a spec path: /svc/metrics (README "Metrics"). */
+  /** Not a spec path: /svc/metrics (docs/operations.md "Metrics"). */
   metricsPath: string;
   httpPath: string;
   wsPath: string;
@@ -65,14 +65,20 @@ export interface ResolvedConfig {
   graphqlMaxRootFields: number;
   graphqlMaxDirectives: number;
   graphqlMaxTokens: number;
-  /** Bytes; upstream answers past it are cut off (issue 23). */
+  /**
+   * Bytes; upstream answers past it are cut off (docs/configuration.md "Upstream",
+   * UPSTREAM_ANSWER_MAX_BYTES).
+   */
   upstreamAnswerMaxBytes: number;
   wsMaxSockets: number;
   wsPreAuthSockets: number;
-  /** Relay keepalive (ms): silence before a ping, wait for its pong (issue 23). */
+  /**
+   * Relay keepalive (ms): silence before a ping, wait for its pong (docs/operations.md "Slow and
+   * vanished peers on the relay").
+   */
   socketPingIntervalMs: number;
   socketPongTimeoutMs: number;
-  /** Relay flow control (issue 20): bytes, ms. */
+  /** Relay flow control (docs/operations.md "Slow and vanished peers on the relay"): bytes, ms. */
   wsHighWaterBytes: number;
   wsLowWaterBytes: number;
   wsStallTimeoutMs: number;
@@ -83,8 +89,9 @@ export interface ResolvedConfig {
   resourceFence: ResourceFenceMode;
   resourceStore: boolean;
   /**
-   * Tenant limits and revocations shared through the backend (issue 21): on wherever the backend
-   * URL and the service-role key are set, unless SVC_SHARED_LIMITS=off.
+   * Tenant limits and revocations shared through the backend (docs/operations.md "Limits across
+   * processes"): on wherever the backend URL and the service-role key are set, unless
+   * SVC_SHARED_LIMITS=off.
    */
   sharedLimits: boolean;
   operationAllowlist: boolean;
@@ -108,7 +115,7 @@ export interface ResolvedConfig {
   mediaQuotaMb: number;
   mediaTtlDays: number;
   publicUrl?: string;
-  /** Log format (not in the spec): 'text' or 'json' (README "Logs"). */
+  /** Log format (not in the spec): 'text' or 'json' (docs/operations.md "Logs"). */
   logFormat: 'text' | 'json';
   /** OTLP/HTTP receiver base URL (OTEL_EXPORTER_OTLP_ENDPOINT); traces off when unset. */
   otlpEndpoint?: string;

@@ -1,6 +1,7 @@
 /**
  * The size of one document, for the cost limits the chain checks right after step 11 (not a
- * spec row: issue 15 "GraphQL cost limits", the limits GraphQL Armor and Apollo Router apply).
+ * spec row: docs/configuration.md "Document checks and fences"; the limits GraphQL Armor and Apollo
+ * Router apply).
  *
  * - `depth`: selection nesting of the operation run, fragments followed (each field, inline
  *   fragment and spread counts one level; `OperationFacts.depth`).

@@ -1,7 +1,8 @@
 /**
  * An answer the core built from text: status, header pairs, body. The GraphQL route answers with
  * one so a host that writes to a socket itself (the Node host) skips the Web Response and its
- * stream (issue 13); {@link toResponse} makes the Web Response every other caller gets.
+ * stream (docs/benchmarks.md "The gateway's own cost"); {@link toResponse} makes the Web Response
+ * every other caller gets.
  */
 import { textResponse } from './preread.ts';
 

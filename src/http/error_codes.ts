@@ -46,9 +46,10 @@ export const ERROR_STATUS = {
   OperationNotAllowed: 403,
   RestPathNotAllowed: 403,
   TooManySubscriptions: null,
-  // Metrics endpoint (not a spec code; README "Metrics")
+  // Metrics endpoint (not a spec code; docs/operations.md "Metrics")
   MetricsNotAllowed: 403,
-  // GraphQL cost limits (not spec codes; checked right after step 11, README "Cost limits")
+  // GraphQL cost limits (not spec codes; checked right after step 11;
+  // docs/configuration.md "Document checks and fences")
   QueryTooDeep: 400,
   TooManyAliases: 400,
   TooManyRootFields: 400,

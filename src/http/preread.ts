@@ -1,6 +1,7 @@
 /**
  * Bodies a host read before the core saw the request, and bodies the core answered from a
- * string, so a host can skip the Web streams on the common path (issue 13: the Node host).
+ * string, so a host can skip the Web streams on the common path (docs/benchmarks.md "The gateway's
+ * own cost": the Node host).
  *
  * - Request side: a host that has already read a small body whole builds the Request without a
  *   body and registers the bytes with {@link withPrereadBody}; every reader in the core goes

@@ -2,8 +2,8 @@
  * What the core reads of an incoming HTTP request on the GraphQL route and the checks before it
  * (SPEC "Checks before any route", "Order in which a GraphQL body is checked"): the method, the
  * absolute URL, header values by name, and the body. A Web `Request` is one; the Node host builds
- * a lighter one for the common path (hosts/node/lean.ts, issue 13) so that path needs no Web
- * Request, Headers or stream.
+ * a lighter one for the common path (hosts/node/lean.ts, docs/benchmarks.md "The gateway's own
+ * cost") so that path needs no Web Request, Headers or stream.
  */
 
 /** Header values by (case-insensitive) name; repeated headers joined with ", " as Web Headers do. */
@@ -15,8 +15,8 @@ export interface HeaderReader {
  * Aborts once when the caller goes away before its answer is written (the browser aborted, its
  * connection closed). A Web Request's `signal` is one (Deno.serve aborts it when the connection
  * closes); the Node host builds one over the node response (hosts/node/caller_signal.ts). The
- * core hands it to the upstream call, which it cancels (issue 23: an aborted call must not hold
- * its in-flight slot until the deadline).
+ * core hands it to the upstream call, which it cancels (docs/operations.md "Faults": an aborted
+ * call must not hold its in-flight slot until the deadline).
  */
 export interface CallerSignal {
   readonly aborted: boolean;

@@ -1,5 +1,6 @@
 /**
- * The log (issue 15; beyond the spec). Two formats, chosen by option `logFormat` / LOG_FORMAT:
+ * The log (beyond the spec; docs/operations.md "Logs"). Two formats, chosen by option `logFormat` /
+ * LOG_FORMAT:
  *
  * - `text` (default): the human lines the gateway always wrote (errors, refusals worth telling
  *   an operator), one per event; nothing per request.

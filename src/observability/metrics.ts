@@ -1,8 +1,8 @@
 /**
- * The gateway's metrics (issue 15; beyond the spec): one registry the core owns, rendered in the
- * Prometheus text exposition format (version 0.0.4) by every host alike, from web-standard code
- * only. Off unless METRICS=1 or METRICS_TOKEN is set; when off the core holds no registry and
- * records nothing (the hot path tests one null).
+ * The gateway's metrics (beyond the spec; docs/operations.md "Metrics"): one registry the core
+ * owns, rendered in the Prometheus text exposition format (version 0.0.4) by every host alike, from
+ * web-standard code only. Off unless METRICS=1 or METRICS_TOKEN is set; when off the core holds no
+ * registry and records nothing (the hot path tests one null).
  *
  * Series (labels never carry a token, a session id, an account or a bot id):
  * - `svc_requests_total{route, status}`: every answer of a claimed route (route: graphql, api,
@@ -15,8 +15,10 @@
  *   (miss), or refused by the miss budget (over_budget).
  * - `svc_relay_frames_total`: next frames relayed to browsers.
  * - `svc_shared_limits_calls_total{fn}`, `svc_shared_limits_fallbacks_total` and the gauge
- *   `svc_shared_limits_fallback`: the shared tenant limits' backend calls and outages (issue 21).
- * - `svc_relay_stall_closes_total{leg,cause}`: sockets closed 1013 by flow control (issue 20).
+ *   `svc_shared_limits_fallback`: the shared tenant limits' backend calls and outages
+ *   (docs/operations.md "Limits across processes").
+ * - `svc_relay_stall_closes_total{leg,cause}`: sockets closed 1013 by flow control
+ *   (docs/operations.md "Slow and vanished peers on the relay").
  * - gauges read at scrape time: in-flight GraphQL and REST calls and their ceilings, relay
  *   sockets, subscriptions and paused directions, resource-fence bindings held, tenant buckets tracked.
  */
@@ -30,14 +32,20 @@ export interface MetricGauges {
   restMaxConcurrent: number;
   relaySockets: number;
   relaySubscriptions: number;
-  /** Relay directions paused by flow control now (issue 20). */
+  /**
+   * Relay directions paused by flow control now (docs/operations.md "Slow and vanished peers on the
+   * relay").
+   */
   relayPausedLegs: number;
   /** Upstream legs open, and timers the relay holds (both zero when idle: a leak shows). */
   relayUpstreamSockets: number;
   relayTimers: number;
   resourceBindings: number;
   tenantsTracked: number;
-  /** 1 while shared tenant limits fell back to per-process ones (issue 21), else 0. */
+  /**
+   * 1 while shared tenant limits fell back to per-process ones (docs/operations.md "Limits across
+   * processes"), else 0.
+   */
   sharedLimitsFallback?: number;
 }
 
@@ -57,7 +65,10 @@ export interface Metrics {
   sharedLimitsCall(fn: string): void;
   /** Shared tenant limits fell back to per-process ones (the backend did not answer). */
   sharedLimitsFallback(): void;
-  /** One relay socket closed by flow control: the leg that did not drain, and why (issue 20). */
+  /**
+   * One relay socket closed by flow control: the leg that did not drain, and why
+   * (docs/operations.md "Slow and vanished peers on the relay").
+   */
   stallClose(leg: 'browser' | 'upstream', cause: 'timeout' | 'cap'): void;
   /** The exposition text, gauges read now. */
   render(gauges: MetricGauges): string;

@@ -1,5 +1,6 @@
 /**
- * GET /svc/metrics (issue 15; not a spec route): the registry's exposition text.
+ * GET /svc/metrics (not a spec route; docs/operations.md "Metrics"): the registry's exposition
+ * text.
  *
  * Access, checked before anything is rendered:
  * - METRICS_TOKEN set: every caller, loopback included, must send `Authorization: Bearer

@@ -1,5 +1,5 @@
 /**
- * Traces with OpenTelemetry (issue 15; beyond the spec), exported only when
+ * Traces with OpenTelemetry (beyond the spec; docs/operations.md "Traces"), exported only when
  * OTEL_EXPORTER_OTLP_ENDPOINT is set (the standard variable: base URL of an OTLP/HTTP receiver,
  * spans POSTed as JSON to `<endpoint>/v1/traces`).
  *

@@ -66,7 +66,8 @@ async function forward(
       ? core.config.slowTimeoutMs
       : core.config.timeoutMs,
     maxAnswerBytes: core.config.upstreamAnswerMaxBytes,
-    // a caller that goes away cancels the call, and its slot is released at once (issue 23)
+    // a caller that goes away cancels the call, and its slot is released at once
+    // (docs/operations.md "Faults")
     caller: state.request?.signal,
   });
   core.metrics?.upstream('graphql', performance.now() - started);

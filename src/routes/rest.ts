@@ -72,7 +72,7 @@ async function forwardUpload(
       duplex: 'half',
     },
     core.config.timeoutMs,
-    request.signal, // a caller gone cancels the upload (issue 23)
+    request.signal, // a caller gone cancels the upload (docs/operations.md "Faults")
   );
   if ('refused' in outcome) {
     return refuse(capped?.exceeded() ? tooLarge(limit) : outcome.refused);

@@ -1,7 +1,8 @@
 /**
- * The shared request budget (issue 21; SPEC "Ceilings": requests per minute per tenant, step 4
- * of "Order in which a GraphQL body is checked"): one token bucket per tenant in the backend
- * (svc_tenant_take), taken by each process in leases, never one call per request.
+ * The shared request budget (docs/operations.md "Limits across processes"; SPEC "Ceilings":
+ * requests per minute per tenant, step 4 of "Order in which a GraphQL body is checked"): one token
+ * bucket per tenant in the backend (svc_tenant_take), taken by each process in leases, never one
+ * call per request.
  *
  * - A lease is `leaseSize(key)` tokens (DEFAULTS.sharedLeaseShare of the tenant's minute: 20 of
  *   600, 2 of the no-bot bucket's 60). Requests spend the local lease synchronously; when it is

@@ -1,7 +1,8 @@
 /**
- * Whether the shared limits are in force or the process has fallen back to its own (issue 21:
- * "a backend that is slow or down must not stop traffic: fall back to the per-process limits,
- * and say so once in the log and in a metric, until it answers again").
+ * Whether the shared limits are in force or the process has fallen back to its own
+ * (docs/operations.md "Limits across processes": "a backend that is slow or down must not stop
+ * traffic: fall back to the per-process limits, and say so once in the log and in a metric, until
+ * it answers again").
  *
  * Any shared-limits call that gets no answer (deadline passed, unreachable, non-200) calls
  * `failed()`; the first one of an outage logs one line and counts one fallback. Any answer calls

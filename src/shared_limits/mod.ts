@@ -1,8 +1,9 @@
 /**
- * The tenant table of a proxy (issue 21): shared through the backend when `config.sharedLimits`
- * (backend URL + service-role key, SVC_SHARED_LIMITS not off), else per process as before
- * (src/admission/tenants.ts). SPEC "Ceilings" (tenant rows), step 4 of "Order in which a GraphQL
- * body is checked", "WebSocket close codes" (4429; 4401 for a revoked bot).
+ * The tenant table of a proxy (docs/operations.md "Limits across processes"): shared through the
+ * backend when `config.sharedLimits` (backend URL + service-role key, SVC_SHARED_LIMITS not off),
+ * else per process as before (src/admission/tenants.ts). SPEC "Ceilings" (tenant rows), step 4 of
+ * "Order in which a GraphQL body is checked", "WebSocket close codes" (4429; 4401 for a revoked
+ * bot).
  *
  * Shared: requests spend leases of one bucket per tenant (budget.ts), live sockets count across
  * processes (sockets.ts), and one sync a second renews the counts and reads the revocation feed

@@ -1,8 +1,9 @@
 /**
- * Live sockets per tenant across processes (issue 21; SPEC "Ceilings": live sockets per tenant,
- * close 4429): each process's count per tenant is a lease in the backend (svc_socket_leases)
- * that its sync renews every second and that lapses DEFAULTS.sharedSocketLeaseMs (5 s) after
- * the last renewal, so a process that dies gives its share back within 5 s (plus one sync).
+ * Live sockets per tenant across processes (docs/operations.md "Limits across processes"; SPEC
+ * "Ceilings": live sockets per tenant, close 4429): each process's count per tenant is a lease in
+ * the backend (svc_socket_leases) that its sync renews every second and that lapses
+ * DEFAULTS.sharedSocketLeaseMs (5 s) after the last renewal, so a process that dies gives its share
+ * back within 5 s (plus one sync).
  *
  * - Opening: one svc_socket_open call (sockets open far less often than requests are sent, and
  *   the connection_init already waits on the gate), admitted against this process's own count

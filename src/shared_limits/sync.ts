@@ -1,6 +1,6 @@
 /**
- * Each process's sync with the backend (issue 21): one svc_limits_sync call every
- * DEFAULTS.sharedSyncMs (1 s), never two at once, that
+ * Each process's sync with the backend (docs/operations.md "Limits across processes"): one
+ * svc_limits_sync call every DEFAULTS.sharedSyncMs (1 s), never two at once, that
  *
  * - renews this process's live-socket counts (sockets.ts) for DEFAULTS.sharedSocketLeaseMs and
  *   drops the tenants it no longer holds sockets for;

@@ -21,9 +21,12 @@ export interface GraphqlForward {
   batch: boolean;
   /** ms: timeoutMs, or slowTimeoutMs when a slow publish field is present. */
   timeoutMs: number;
-  /** Bytes: a longer answer is refused 502 UpstreamAnswerTooLarge (issue 23). */
+  /**
+   * Bytes: a longer answer is refused 502 UpstreamAnswerTooLarge (docs/configuration.md "Upstream",
+   * UPSTREAM_ANSWER_MAX_BYTES).
+   */
   maxAnswerBytes: number;
-  /** The caller's signal: the call is cancelled when it aborts (issue 23). */
+  /** The caller's signal: the call is cancelled when it aborts (docs/operations.md "Faults"). */
   caller?: CallerSignal;
 }
 

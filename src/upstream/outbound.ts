@@ -24,8 +24,8 @@ export function upstreamUnreachable(): Refusal {
 }
 
 /**
- * The refusal of a call cancelled because its caller went away (issue 23). Nobody is left to
- * read it; it is what the route's metrics and access line record.
+ * The refusal of a call cancelled because its caller went away (docs/operations.md "Faults").
+ * Nobody is left to read it; it is what the route's metrics and access line record.
  */
 export function callerGone(): Refusal {
   return refusal('ProxyUpstreamUnavailable', 'The caller went away before the upstream answered');
@@ -33,7 +33,7 @@ export function callerGone(): Refusal {
 
 /**
  * 502 UpstreamAnswerTooLarge: the upstream's answer is over `limit` bytes (not a spec code: the
- * spec has no answer-size bound; issue 23, option upstreamAnswerMaxBytes).
+ * spec has no answer-size bound; docs/configuration.md "Upstream", option upstreamAnswerMaxBytes).
  */
 export function answerTooLarge(limit: number): Refusal {
   return refusal('UpstreamAnswerTooLarge', `The upstream's answer is over ${limit} bytes`);
@@ -111,7 +111,9 @@ export interface TextAnswer {
   text: string;
 }
 
-/** What a {@link PostText} call is bounded by, beside its deadline (issue 23). */
+/**
+ * What a {@link PostText} call is bounded by, beside its deadline (docs/operations.md "Faults").
+ */
 export interface PostCall {
   /** Cancels the call at once when it aborts (the caller went away): {@link callerGone}. */
   caller?: CallerSignal;

@@ -1,9 +1,10 @@
 /**
  * The piped return path of a REST upload (SPEC "Forwarding rules": the upstream's answer is
- * piped back with its status), bounded (issue 23): at most `upstreamAnswerMaxBytes` bytes pass,
- * then the stream errors (the caller sees the answer cut short, the upstream body is cancelled);
- * the call's deadline is cleared however the pipe ends: the answer read whole, the upstream
- * failing, or the caller going away (the caller's cancel reaches the upstream body).
+ * piped back with its status), bounded (docs/configuration.md "Upstream",
+ * UPSTREAM_ANSWER_MAX_BYTES): at most `upstreamAnswerMaxBytes` bytes pass, then the stream errors
+ * (the caller sees the answer cut short, the upstream body is cancelled); the call's deadline is
+ * cleared however the pipe ends: the answer read whole, the upstream failing, or the caller going
+ * away (the caller's cancel reaches the upstream body).
  */
 
 /**

@@ -51,16 +51,20 @@ export const CLOSE = {
   /** Any upstream close outside 4000-4999, or an upstream found dead or misbehaving. */
   upstreamDisconnected: { code: 1012, reason: 'upstream disconnected', by: 'relay' },
   /**
-   * Not a spec row (issue 20): the browser did not read what the relay sent it (its unsent bytes
-   * stayed over the high-water mark past the stall timeout, or passed the cap). 1013 "try again
-   * later": the client library reconnects with backoff, as for a stalled network.
+   * Not a spec row (docs/operations.md "Slow and vanished peers on the relay"): the browser did not
+   * read what the relay sent it (its unsent bytes stayed over the high-water mark past the stall
+   * timeout, or passed the cap). 1013 "try again later": the client library reconnects with
+   * backoff, as for a stalled network.
    */
   browserStalled: {
     code: 1013,
     reason: 'Client too slow: unsent frames over the limit',
     by: 'relay',
   },
-  /** Not a spec row (issue 20): the same for an upstream that does not read the browser's frames. */
+  /**
+   * Not a spec row (docs/operations.md "Slow and vanished peers on the relay"): the same for an
+   * upstream that does not read the browser's frames.
+   */
   upstreamStalled: { code: 1013, reason: 'Upstream too slow to take frames', by: 'relay' },
   /**
    * Not a spec row: the host is shutting the relay down (`Relay.closeAll` default). 1001 is the

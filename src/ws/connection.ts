@@ -103,9 +103,10 @@ export class Connection {
 
   /**
    * WebSocket-level keepalive toward the browser, where the transport can ping and drop
-   * (issue 23): a browser silent pingIntervalMs is pinged, and terminated when nothing comes
-   * back within pongTimeoutMs; its counts are released at once. Not while its reading is
-   * paused (the pong could not be read). Deno's upgraded socket does this itself (idleTimeout).
+   * (docs/operations.md "Slow and vanished peers on the relay"): a browser silent pingIntervalMs is
+   * pinged, and terminated when nothing comes back within pongTimeoutMs; its counts are released at
+   * once. Not while its reading is paused (the pong could not be read). Deno's upgraded socket does
+   * this itself (idleTimeout).
    */
   #keepBrowserAlive(): void {
     const b = this.#browser;
@@ -139,9 +140,10 @@ export class Connection {
   }
 
   /**
-   * Flow control both ways (issue 20, `flow.ts`): a browser slow to read pauses the upstream
-   * leg; an upstream slow to read pauses the browser where its transport can (`ws`), else the
-   * browser's frames wait in the leg's buffer up to the same bounds. Past them: 1013.
+   * Flow control both ways (`flow.ts`; docs/operations.md "Slow and vanished peers on the relay"):
+   * a browser slow to read pauses the upstream leg; an upstream slow to read pauses the browser
+   * where its transport can (`ws`), else the browser's frames wait in the leg's buffer up to the
+   * same bounds. Past them: 1013.
    */
   #startFlow(leg: UpstreamLeg): void {
     const { limits, counters, now, deps } = this.#ctx;

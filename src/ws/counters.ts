@@ -2,8 +2,8 @@
  * The relay's live counts and its timer bookkeeping.
  *
  * Serves SPEC "Limits" (browser sockets, sockets waiting for admission: the upgrade ceilings
- * read these counts) and the issue's "nothing leaks" rule: every timer a socket starts goes
- * through {@link SocketTimers}, so `stats().timers` shows what is still pending.
+ * read these counts) and the rule that nothing leaks (docs/operations.md "Faults"): every timer a
+ * socket starts goes through {@link SocketTimers}, so `stats().timers` shows what is still pending.
  */
 import type { RelayStats } from './types.ts';
 import { SHARED_TIMERS, type TimerEntry, type TimerHeap } from './timer_heap.ts';

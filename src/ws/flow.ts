@@ -1,6 +1,6 @@
 /**
- * Flow control for one direction of a relayed socket (issue 20; the spec is silent on slow
- * consumers, so this is what a relay is expected to do).
+ * Flow control for one direction of a relayed socket (docs/operations.md "Slow and vanished peers
+ * on the relay"; the spec is silent on slow consumers, so this is what a relay is expected to do).
  *
  * Frames read from a *source* leg are written to a *sink* leg. After each write the sink's
  * unsent bytes (`bufferedAmount`) are read:

@@ -1,6 +1,7 @@
 /**
- * Dead-peer detection for one leg of the relay (issue 23: a browser that vanishes without a
- * close must not hold its socket and tenant slots for the socket's life).
+ * Dead-peer detection for one leg of the relay (docs/operations.md "Slow and vanished peers on the
+ * relay": a browser that vanishes without a close must not hold its socket and tenant slots for the
+ * socket's life).
  *
  * A leg silent for `pingIntervalMs` (nothing received: no frame, no pong) is pinged; when
  * nothing at all comes back within `pongTimeoutMs` of that ping, the leg is dead. Hearing from

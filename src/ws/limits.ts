@@ -27,11 +27,17 @@ export const SOCKET_LIMITS = {
   subscriptionsPerSocket: DEFAULTS.subscriptionsPerSocket,
   /** Socket life in ms (or the session's exp, whichever is sooner); then close 1012. */
   socketLifeMs: DEFAULTS.socketLifeMs,
-  /** Keepalive: a leg silent this long (ms) is pinged (not a spec number; issue 23) ... */
+  /**
+   * Keepalive: a leg silent this long (ms) is pinged (not a spec number; docs/operations.md "Slow
+   * and vanished peers on the relay") ...
+   */
   pingIntervalMs: DEFAULTS.socketPingIntervalMs,
   /** ... and dropped when nothing came back this long (ms) after the ping. */
   pongTimeoutMs: DEFAULTS.socketPongTimeoutMs,
-  /** Flow control (issue 20): unsent bytes on a leg past which the other leg stops being read. */
+  /**
+   * Flow control (docs/operations.md "Slow and vanished peers on the relay"): unsent bytes on a leg
+   * past which the other leg stops being read.
+   */
   highWaterBytes: DEFAULTS.wsHighWaterBytes,
   /** Unsent bytes at or below which reading resumes (at most the high-water mark). */
   lowWaterBytes: DEFAULTS.wsLowWaterBytes,
@@ -69,8 +75,9 @@ export const RELAY_OPTION_DEFAULTS: RelayOptions = {
 export type RelayLimits = RelayOptions & SocketLimits;
 
 /**
- * The smallest hard cap of unsent bytes (issue 20): the high-water mark plus one upstream frame
- * at its ceiling plus room for its re-serialisation, so a single legal frame never trips it.
+ * The smallest hard cap of unsent bytes (docs/operations.md "Slow and vanished peers on the
+ * relay"): the high-water mark plus one upstream frame at its ceiling plus room for its
+ * re-serialisation, so a single legal frame never trips it.
  */
 export function minimumBufferCap(limits: SocketLimits): number {
   return limits.highWaterBytes + limits.upstreamFrameBytes + DEFAULTS.wsFrameSlackBytes;

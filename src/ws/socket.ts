@@ -36,8 +36,9 @@ export interface RelaySocket {
   /** Drops the connection without a closing handshake (dead peer), where offered. */
   terminate?(): void;
   /**
-   * Bytes given to `send` and not yet handed to the operating system (issue 20: flow control
-   * reads it after each send and while paused). 0 once closed.
+   * Bytes given to `send` and not yet handed to the operating system (docs/operations.md "Slow and
+   * vanished peers on the relay": flow control reads it after each send and while paused). 0 once
+   * closed.
    */
   bufferedAmount(): number;
   /**
@@ -99,7 +100,8 @@ export const CLOSE_LINGER: CloseLinger = {
  * sets `idleTimeout` on `Deno.upgradeWebSocket` and the relay pings an upstream of this kind
  * with protocol `ping` frames. No pause either (the Web API cannot stop reading): flow control
  * reads `bufferedAmount` (Deno's upgraded socket counts the bytes it has not yet written to
- * the TCP socket; measured, issue 20) and closes past its bounds instead of pausing.
+ * the TCP socket; measured, docs/operations.md "Slow and vanished peers on the relay") and closes
+ * past its bounds instead of pausing.
  *
  * `role` says which end this is. A close asked for while a server socket is still connecting
  * is applied as soon as it opens (Deno ignores a close in that state); a client socket that is

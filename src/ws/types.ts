@@ -93,8 +93,9 @@ export interface RelayDeps {
   /** Optional: called once per next frame relayed to the browser (the metrics seam). */
   frameRelayed?(): void;
   /**
-   * Optional: called once per socket closed by flow control (issue 20): `leg` is the one that
-   * did not drain ('browser': a stalled subscriber; 'upstream'), `cause` why (the metrics seam).
+   * Optional: called once per socket closed by flow control (docs/operations.md "Slow and vanished
+   * peers on the relay"): `leg` is the one that did not drain ('browser': a stalled subscriber;
+   * 'upstream'), `cause` why (the metrics seam).
    */
   stallClosed?(leg: 'browser' | 'upstream', cause: 'timeout' | 'cap'): void;
   /** The same rewriting for an upstream close reason that passes through (4000-4999). */
@@ -122,8 +123,9 @@ export interface RelayStats {
   /** Browser frames held (before the upstream opened or behind a pending check). */
   heldFrames: number;
   /**
-   * Directions paused by flow control now (issue 20): a socket whose browser is slow pauses its
-   * upstream leg, one whose upstream is slow pauses its browser leg (where it can be paused).
+   * Directions paused by flow control now (docs/operations.md "Slow and vanished peers on the
+   * relay"): a socket whose browser is slow pauses its upstream leg, one whose upstream is slow
+   * pauses its browser leg (where it can be paused).
    */
   pausedLegs: number;
 }

@@ -50,7 +50,8 @@ alter table public.svc_publishing_settings enable row level security;
 revoke all on table public.svc_posts, public.svc_publishing_settings
   from public, anon, authenticated, service_role;
 
--- The answer shape of one post (README "The post"): camelCase, times ISO 8601 UTC with ms and Z.
+-- The answer shape of one post (src/routes/publishing/README.md "The post"): camelCase, times
+-- ISO 8601 UTC with ms and Z.
 create or replace function public.svc_post_json(p public.svc_posts)
 returns jsonb
 language sql

@@ -1,5 +1,5 @@
 -- svc publishing media sweep: the scheduled removal of media objects no post references once
--- older than PUBLISHING_MEDIA_TTL_DAYS (issue 11; SPEC option mediaTtlDays). Storage objects can
+-- older than PUBLISHING_MEDIA_TTL_DAYS (SPEC option mediaTtlDays). Storage objects can
 -- only be removed through the Storage API, which the database cannot call without the
 -- service-role key, so the daily job calls the gateway back (POST <callback base>/media-sweep with
 -- the publish key); the gateway asks svc_media_expired(<its TTL>) and removes those objects.

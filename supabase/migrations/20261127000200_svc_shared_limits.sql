@@ -1,7 +1,7 @@
 -- svc shared limits: tenant limits and revocations that hold across every gateway process sharing
--- this database (issue 21; SPEC "Ceilings": requests per minute and live sockets per tenant;
--- "WebSocket close codes" 4401 Unauthorized). Service-role only: the gateway calls these with
--- BACKEND_SERVICE_ROLE_KEY.
+-- this database (docs/operations.md "Limits across processes"; SPEC "Ceilings": requests per minute
+-- and live sockets per tenant; "WebSocket close codes" 4401 Unauthorized). Service-role only: the
+-- gateway calls these with BACKEND_SERVICE_ROLE_KEY.
 --
 --  * svc_tenant_buckets: one token bucket per tenant key (a minute's burst, refilled
 --    continuously). Processes take tokens in leases (svc_tenant_take), never one per request.

@@ -1,8 +1,8 @@
 /**
- * Issue 23, the defect measured on main: GraphQL POSTs (and REST uploads) aborted by the browser
- * while the upstream was not answering kept their upstream calls open until the deadline,
- * holding every in-flight slot (503 ProxyBusy for everyone else). An aborted call must cancel
- * its upstream call and release its slot at once, on both hosts.
+ * Aborted calls (docs/operations.md "Faults"), a defect once measured: GraphQL POSTs (and REST
+ * uploads) aborted by the browser while the upstream was not answering kept their upstream calls
+ * open until the deadline, holding every in-flight slot (503 ProxyBusy for everyone else). An
+ * aborted call must cancel its upstream call and release its slot at once, on both hosts.
  *
  * The upstream deadline is set to ten minutes, so only the abort can close the upstream
  * connections within the test's own waits; the stand-in sees each connection closed by the

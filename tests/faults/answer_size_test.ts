@@ -1,11 +1,11 @@
 /**
- * The answer-size bound (issue 23; not a spec number): its configuration (option over
- * UPSTREAM_ANSWER_MAX_BYTES over the 8 MiB default) and the fetch-based forward every host but
- * Node's undici one uses when an app brings its own fetch: an answer over the bound is refused
- * 502 UpstreamAnswerTooLarge whether declared or chunked, an answer within it passes whole, and
- * a caller that goes away cancels the call at once (the stand-in sees its connection closed).
- * The undici forward and the piped REST answers are covered on both hosts by
- * tests/faults/upstream_http_test.ts.
+ * The answer-size bound (docs/configuration.md "Upstream", UPSTREAM_ANSWER_MAX_BYTES; not a spec
+ * number): its configuration (option over UPSTREAM_ANSWER_MAX_BYTES over the 8 MiB default) and the
+ * fetch-based forward every host but Node's undici one uses when an app brings its own fetch: an
+ * answer over the bound is refused 502 UpstreamAnswerTooLarge whether declared or chunked, an
+ * answer within it passes whole, and a caller that goes away cancels the call at once (the stand-in
+ * sees its connection closed). The undici forward and the piped REST answers are covered on both
+ * hosts by tests/faults/upstream_http_test.ts.
  */
 import assert from 'node:assert/strict';
 import { resolveConfig } from '../../src/config/resolve.ts';

@@ -1,5 +1,6 @@
 /**
- * The GraphQL cost limits right after step 11 (not spec rows; issue 15), on both hosts, over
+ * The GraphQL cost limits right after step 11 (not spec rows;
+ * docs/configuration.md "Document checks and fences"), on both hosts, over
  * HTTP and on the socket: each limit at its boundary (equal passes and is forwarded, one over
  * is refused 400 with its own code and nothing reaches the upstream), set through the
  * environment variables of src/config/defaults.ts.

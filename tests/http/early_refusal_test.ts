@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 6: a refusal answered before the body was read (here 415 for a text/plain body
+ * A refusal answered before the body was read (here 415 for a text/plain body
  * and 403 for a foreign origin, both before step 6 reads anything) must reach a caller that is
  * still sending a large body: the answer goes out, the rest is read and dropped for the oversize
  * rule's bound (SPEC "Size and capacity"), then the connection closes. Both hosts; a fetch client

@@ -1,5 +1,5 @@
 /**
- * The json log format (issue 15; README "Logs") on both hosts: one access line per answer with
+ * The json log format (docs/operations.md "Logs") on both hosts: one access line per answer with
  * time, level, route, status, code, durationMs and requestId; the startup lines unchanged; no
  * token in any line. The default (text) writes no access line.
  */

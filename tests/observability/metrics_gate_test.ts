@@ -1,5 +1,5 @@
 /**
- * The metrics' gate, tenant and relay series (issue 15; README "Metrics") on a gate-on gateway
+ * The metrics' gate, tenant and relay series (docs/operations.md "Metrics") on a gate-on gateway
  * over a real PostgreSQL, both hosts: a first request of a session is a miss (one backend
  * lookup), the next a cache hit; a relayed subscription counts its next frames; the tenant
  * buckets are tracked. No session id, token or bot id in the text.

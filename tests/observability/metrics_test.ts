@@ -1,5 +1,5 @@
 /**
- * /svc/metrics (issue 15; README "Metrics") on both hosts: off by default, the access rule
+ * /svc/metrics (docs/operations.md "Metrics") on both hosts: off by default, the access rule
  * (loopback with METRICS=1, the bearer token from everyone with METRICS_TOKEN), and the numbers
  * after a known sequence of requests. The metrics never carry the master token or a bot id.
  */

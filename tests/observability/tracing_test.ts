@@ -1,6 +1,6 @@
 /**
- * Traces (issue 15; README "Traces") on both hosts: with OTEL_EXPORTER_OTLP_ENDPOINT pointing at a
- * local OTLP/HTTP receiver started here, a forwarded GraphQL POST exports `svc.graphql` with a
+ * Traces (docs/operations.md "Traces") on both hosts: with OTEL_EXPORTER_OTLP_ENDPOINT pointing at
+ * a local OTLP/HTTP receiver started here, a forwarded GraphQL POST exports `svc.graphql` with a
  * child `svc.upstream`, a refusal exports the code and the check-order row; the trace is the
  * gateway's own (a caller's traceparent is neither continued nor forwarded).
  */

@@ -1,8 +1,8 @@
 /**
- * Relay flow control (issue 20), on both hosts, each run as its own process so its resident
- * memory (/proc/<pid>/status VmRSS) is the gateway's alone: a flood upstream that streams as fast
- * as its socket drains (flood_upstream.ts) and `ws` subscribers that stop reading their TCP
- * socket (subscriber.ts).
+ * Relay flow control (docs/operations.md "Slow and vanished peers on the relay"), on both hosts,
+ * each run as its own process so its resident memory (/proc/<pid>/status VmRSS) is the gateway's
+ * alone: a flood upstream that streams as fast as its socket drains (flood_upstream.ts) and `ws`
+ * subscribers that stop reading their TCP socket (subscriber.ts).
  *
  * One scenario per host (the stall timeout is set to 25 s so the 20 s stall fits before it):
  * - four subscribers stall for 20 s while a healthy one streams (paced, about 1000 frames/s):
@@ -28,12 +28,13 @@ import { admittedSubscriber, subscribe, type Subscriber } from './subscriber.ts'
 
 const MIB = 1024 * 1024;
 /**
- * Growth allowed with four stalled sockets: the issue's 64 MiB. Measured (2026-11-27, flood
- * upstream, 1 KiB frames, 512 KiB high-water mark): Deno 46 MiB, Node 22 MiB, flat over the 20 s.
- * Each stalled socket takes about 4-5 MB of frames before its upstream leg is paused, almost all
- * parked in the kernel's socket buffers; the growth is mostly a one-time heap growth from relaying
- * that burst (on Deno, 25 MiB with one stalled socket, 49 with four, 68 with eight at a 1 MiB
- * mark), so each further stalled socket costs about 2 MiB on Deno and 1 MiB on Node.
+ * Growth allowed with four stalled sockets: the goal's 64 MiB (docs/operations.md "Memory").
+ * Measured (2026-11-27, flood upstream, 1 KiB frames, 512 KiB high-water mark): Deno 46 MiB, Node
+ * 22 MiB, flat over the 20 s. Each stalled socket takes about 4-5 MB of frames before its upstream
+ * leg is paused, almost all parked in the kernel's socket buffers; the growth is mostly a one-time
+ * heap growth from relaying that burst (on Deno, 25 MiB with one stalled socket, 49 with four, 68
+ * with eight at a 1 MiB mark), so each further stalled socket costs about 2 MiB on Deno and 1 MiB
+ * on Node.
  */
 const STALL_GROWTH_BOUND = 64 * MIB;
 /**

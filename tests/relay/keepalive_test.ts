@@ -1,10 +1,11 @@
 /**
- * Keepalive of the browser leg (issue 23), on both hosts run as their own processes: a browser
- * that completed the upgrade and its connection_init, then vanished without a close (a raw TCP
- * client that stops reading and never answers a ping), is dropped within the keepalive period
- * (WS_PING_INTERVAL_MS + WS_PONG_TIMEOUT_MS, 1 s + 1 s here): the relay's socket gauge goes back
- * to zero and the tenant's socket slot is free again (TENANT_MAX_SOCKETS=1: a second socket is
- * refused 4429 while the vanished one holds it, admitted after).
+ * Keepalive of the browser leg (docs/operations.md "Slow and vanished peers on the relay"), on both
+ * hosts run as their own processes: a browser that completed the upgrade and its connection_init,
+ * then vanished without a close (a raw TCP client that stops reading and never answers a ping), is
+ * dropped within the keepalive period (WS_PING_INTERVAL_MS + WS_PONG_TIMEOUT_MS, 1 s + 1 s here):
+ * the relay's socket gauge goes back to zero and the tenant's socket slot is free again
+ * (TENANT_MAX_SOCKETS=1: a second socket is refused 4429 while the vanished one holds it, admitted
+ * after).
  */
 import assert from 'node:assert/strict';
 import { type HostKind, type HostProcess, startHostProcess } from '../../scripts/host_process.ts';

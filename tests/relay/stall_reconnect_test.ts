@@ -1,11 +1,12 @@
 /**
- * The client library after a stall close (issue 20): `createSvcSocket` (svc-gateway/client, the
- * real graphql-ws client) whose first socket stops reading for longer than the gateway's stall
- * timeout gets the 1013 close once it reads again, retries it (1013 is not among its fatal
- * codes), reconnects with its backoff, calls `onReconnect` and re-subscribes: the upstream sees a
- * second subscription, and the app's sink keeps receiving. Run against the Deno host as its own
- * process (WS_STALL_TIMEOUT_MS=1000); the browser socket is the `ws` client, whose `pause()`
- * stops reading the TCP socket as a stalled tab does.
+ * The client library after a stall close (docs/operations.md "Slow and vanished peers on the
+ * relay"): `createSvcSocket` (svc-gateway/client, the real graphql-ws client) whose first socket
+ * stops reading for longer than the gateway's stall timeout gets the 1013 close once it reads
+ * again, retries it (1013 is not among its fatal codes), reconnects with its backoff, calls
+ * `onReconnect` and re-subscribes: the upstream sees a second subscription, and the app's sink
+ * keeps receiving. Run against the Deno host as its own process (WS_STALL_TIMEOUT_MS=1000); the
+ * browser socket is the `ws` client, whose `pause()` stops reading the TCP socket as a stalled tab
+ * does.
  */
 import assert from 'node:assert/strict';
 import { WebSocket as WsClient } from 'ws';

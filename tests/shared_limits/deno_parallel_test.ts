@@ -1,8 +1,9 @@
 /**
- * The Deno host under `deno serve --parallel` (issue 21; hosts/deno/parallel.ts): three worker
- * isolates on one port over one real PostgreSQL (shared limits on). One startup report; the
- * relay and its gate work there (a subscription relayed, the socket ceiling held across the
- * workers); the tenant's minute holds across them; SIGTERM ends the process.
+ * The Deno host under `deno serve --parallel` (docs/operations.md "Limits across processes";
+ * hosts/deno/parallel.ts): three worker isolates on one port over one real PostgreSQL (shared
+ * limits on). One startup report; the relay and its gate work there (a subscription relayed, the
+ * socket ceiling held across the workers); the tenant's minute holds across them; SIGTERM ends the
+ * process.
  */
 import assert from 'node:assert/strict';
 import { createClient } from 'graphql-ws';

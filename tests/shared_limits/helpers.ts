@@ -1,8 +1,8 @@
 /**
- * Several real gateway processes on one backend (issue 21): the Deno host in this process and
- * Node hosts as child processes (the built npm package: `deno task build:npm` first), all
- * gate-on with the service-role key over one PostgreSQL and one sandbox upstream. A Node
- * gateway can be killed (SIGKILL: no goodbye to the backend).
+ * Several real gateway processes on one backend (docs/operations.md "Limits across processes"): the
+ * Deno host in this process and Node hosts as child processes (the built npm package: `deno task
+ * build:npm` first), all gate-on with the service-role key over one PostgreSQL and one sandbox
+ * upstream. A Node gateway can be killed (SIGKILL: no goodbye to the backend).
  */
 import assert from 'node:assert/strict';
 import { type Sandbox, startSandbox } from '../../scripts/sandbox/mod.ts';

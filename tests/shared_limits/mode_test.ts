@@ -1,6 +1,7 @@
 /**
- * Which tenant limits are in force (issue 21), as the startup line says: shared with the backend
- * URL and the service-role key, per-process without the key or with SVC_SHARED_LIMITS=off.
+ * Which tenant limits are in force (docs/operations.md "Limits across processes"), as the startup
+ * line says: shared with the backend URL and the service-role key, per-process without the key or
+ * with SVC_SHARED_LIMITS=off.
  */
 import assert from 'node:assert/strict';
 import { resolveConfig } from '../../src/config/resolve.ts';

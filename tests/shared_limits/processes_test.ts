@@ -1,7 +1,8 @@
 /**
- * Tenant limits and revocations across three real gateway processes on one backend (issue 21):
- * the Deno host in this process and two Node hosts (the built npm package) as child processes,
- * over one real PostgreSQL, the PostgREST-compatible endpoint and the sandbox upstream.
+ * Tenant limits and revocations across three real gateway processes on one backend
+ * (docs/operations.md "Limits across processes"): the Deno host in this process and two Node hosts
+ * (the built npm package) as child processes, over one real PostgreSQL, the PostgREST-compatible
+ * endpoint and the sandbox upstream.
  *
  * - 1,800 requests of one tenant spread over the three: at most 600 + the refill of the elapsed
  *   time + the stated overshoot (3 processes x a 20-token lease) admitted, at least 600 - 60;

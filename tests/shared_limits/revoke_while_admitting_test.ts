@@ -1,8 +1,8 @@
 /**
- * A revocation applied while a socket waits for its tenant slot (issue 21): with shared limits
- * the slot is a backend call (svc_socket_open, up to the shared deadline), and the revocation
- * feed may bring the socket's bot back meanwhile. The socket must not be admitted holding the
- * revoked bot: it is refused 4401, its slot and its tracking given back.
+ * A revocation applied while a socket waits for its tenant slot (docs/operations.md "Limits across
+ * processes"): with shared limits the slot is a backend call (svc_socket_open, up to the shared
+ * deadline), and the revocation feed may bring the socket's bot back meanwhile. The socket must not
+ * be admitted holding the revoked bot: it is refused 4401, its slot and its tracking given back.
  */
 import assert from 'node:assert/strict';
 import type { Core } from '../../src/core.ts';

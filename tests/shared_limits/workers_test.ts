@@ -1,9 +1,9 @@
 /**
- * `svc-gateway --workers 3` (issue 21): the built npm package's bin as a real child process, three
- * node:cluster workers on one port over one real PostgreSQL (shared limits on). One startup
- * report for the deployment; health from every worker; the tenant's minute and its socket
- * ceiling hold across the workers; a killed worker is replaced; SIGTERM drains every worker and
- * the primary exits. `deno task build:npm` first.
+ * `svc-gateway --workers 3` (docs/operations.md "Limits across processes"): the built npm package's
+ * bin as a real child process, three node:cluster workers on one port over one real PostgreSQL
+ * (shared limits on). One startup report for the deployment; health from every worker; the tenant's
+ * minute and its socket ceiling hold across the workers; a killed worker is replaced; SIGTERM
+ * drains every worker and the primary exits. `deno task build:npm` first.
  */
 import assert from 'node:assert/strict';
 import { startSandbox } from '../../scripts/sandbox/mod.ts';

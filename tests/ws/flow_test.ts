@@ -1,6 +1,7 @@
 /**
- * Relay flow control (issue 20, `src/ws/flow.ts`) with small marks, on both test hosts, against
- * a scripted `ws` upstream that streams as fast as its socket drains, or that stops reading:
+ * Relay flow control (`src/ws/flow.ts`; docs/operations.md "Slow and vanished peers on the relay")
+ * with small marks, on both test hosts, against a scripted `ws` upstream that streams as fast as
+ * its socket drains, or that stops reading:
  * - a browser that stops reading: where the upstream leg can pause (`ws` host) it is paused, the
  *   upstream stops sending, and on resume every frame arrives in order; where it cannot (the Deno
  *   test host's Web WebSocket leg) the unsent bytes pass the cap and the socket closes 1013;

@@ -1,9 +1,9 @@
 /**
  * Floors: do-nothing servers on each runtime that the bench measures beside the gateway, so a
- * figure can be read against what any proxy on the same runtime and harness pays (issue 13).
- * `null_proxy.ts` (Deno) and `null_proxy_node.mjs` (Node) for HTTP (scenario `targets`),
- * `null_relay.ts` and `null_relay_node.mjs` for WebSockets (scenario `relay`). Each runs as its
- * own process.
+ * figure can be read against what any proxy on the same runtime and harness pays
+ * (docs/benchmarks.md "The gateway's own cost"). `null_proxy.ts` (Deno) and `null_proxy_node.mjs`
+ * (Node) for HTTP (scenario `targets`), `null_relay.ts` and `null_relay_node.mjs` for WebSockets
+ * (scenario `relay`). Each runs as its own process.
  */
 import {
   type ChildProcess,

@@ -1,9 +1,9 @@
 /**
- * Scenario 'checks': the cost of the document and fence checks (issue 13: with every check on,
- * at least 0.9x the checks-off figure). The same app document through two Deno hosts
- * (scripts/bench/gateway_runner.ts, each in its own process) in front of the fixed-answer
- * upstream (as in 'targets', so the checks' own cost shows), in interleaved rounds at
- * concurrency 32 and 1 (rounds.ts):
+ * Scenario 'checks': the cost of the document and fence checks (docs/benchmarks.md "The checks, the
+ * session gate and metrics (paired slices)": with every check on, at least 0.9x the checks-off
+ * figure). The same app document through two Deno hosts (scripts/bench/gateway_runner.ts, each in
+ * its own process) in front of the fixed-answer upstream (as in 'targets', so the checks' own cost
+ * shows), in interleaved rounds at concurrency 32 and 1 (rounds.ts):
  *
  * - off: allowedBotIds 'any', no registry, allowlist off, SVC_RESOURCE_FENCE=off;
  * - on: the registry of every app document (option `operations`), the operation allowlist,

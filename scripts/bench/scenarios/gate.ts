@@ -1,9 +1,9 @@
 /**
  * Scenario 'gate': the session gate's cached path (SPEC "Authentication" 2: the bot set cached
- * 30 s per token hash) against the gate off (issue 13: at least 0.9x), the same document through
- * two Deno hosts (scripts/bench/gateway_runner.ts, each in its own process) in front of the
- * fixed-answer upstream (as in 'targets'), in interleaved rounds at concurrency 32 and 1
- * (rounds.ts):
+ * 30 s per token hash) against the gate off (goal: at least 0.9x; docs/benchmarks.md "The checks,
+ * the session gate and metrics (paired slices)"), the same document through two Deno hosts
+ * (scripts/bench/gateway_runner.ts, each in its own process) in front of the fixed-answer upstream
+ * (as in 'targets'), in interleaved rounds at concurrency 32 and 1 (rounds.ts):
  *
  * - gate off: allowedBotIds = the sandbox's three bots (a frozen fence, no upstream question),
  *   resource fence bound, operation allowlist on;
@@ -20,8 +20,9 @@
  * with the bearer, loaded together in paired slices (paired.ts), the steadier figure. The backend calls made during the
  * run are counted and reported (expected: the probe's one, plus one per 30 s of run).
  *
- * Issue 21: then gate on with per-process tenant limits against gate on with the shared budget
- * (src/shared_limits/), paired likewise, with the shared limits' backend calls per 10k requests.
+ * Then (docs/operations.md "Limits across processes") gate on with per-process tenant limits
+ * against gate on with the shared budget (src/shared_limits/), paired likewise, with the shared
+ * limits' backend calls per 10k requests.
  */
 import { WORLD_IDS } from '../../sandbox/mod.ts';
 import { type Backend, startBackend } from '../../../tests/fixtures/db/backend.ts';
@@ -137,9 +138,10 @@ const SHARED_RATE = 1_200_000;
 const SHARED_FUNCTIONS = ['svc_tenant_take', 'svc_socket_open', 'svc_limits_sync'];
 
 /**
- * Issue 21: gate on with per-process tenant limits against gate on with the shared budget
- * (service-role key; the resource store off on both so that only the budget differs), both at
- * SHARED_RATE, in paired slices; counts the shared limits' backend calls per 10k requests.
+ * Shared limits (docs/operations.md "Limits across processes"): gate on with per-process tenant
+ * limits against gate on with the shared budget (service-role key; the resource store off on both
+ * so that only the budget differs), both at SHARED_RATE, in paired slices; counts the shared
+ * limits' backend calls per 10k requests.
  */
 async function measureSharedBudget(
   context: BenchContext,

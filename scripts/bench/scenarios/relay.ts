@@ -6,8 +6,8 @@
  * with a fixed next + complete, streams sent as fast as the socket drains), nginx passing the
  * upgrade through (the anchor of a proxy that never parses a frame; skipped when nginx is not
  * installed), a do-nothing relay on each runtime (the floors: ../floors/), both hosts, and the
- * Deno host with its upstream leg on Deno's own WebSocket client (`deno web leg`, the leg before
- * issue 20, which cannot pause: the comparison behind the choice of `ws`).
+ * Deno host with its upstream leg on Deno's own WebSocket client (`deno web leg`, a leg without
+ * flow control, which cannot pause: the comparison behind the choice of `ws`).
  *
  * 1. round trips: a query sent as a subscribe over open sockets (next + complete back: three
  *    relayed frames an operation), 1 socket × 1 in flight, 1 × 16 and 16 sockets × 1:
@@ -196,7 +196,8 @@ async function measureShapes(context: BenchContext, targets: SocketTarget[]) {
   }
   // Not the targets whose upstream leg is Deno's WebSocket client (the web leg, the Deno
   // floor): it cannot pause, so against the flood their heap grows by what the upstream sends
-  // (issue 20's figures) and their backlog would load the machine for the targets after them.
+  // (docs/benchmarks.md "WebSocket relay") and their backlog would load the machine for the targets
+  // after them.
   const streamTargets = targets.filter((t) => !UNPAUSABLE.includes(t.label));
   for (const { sockets, streams } of STREAM_SHAPES) {
     const shape = `${sockets}x${streams}`;
@@ -232,8 +233,8 @@ function relayNotes(nginxMeasured: boolean, memory: string[]): string[] {
     (nginxMeasured ? '' : ': skipped, no nginx found'),
     'null relay deno / node: the floors, do-nothing relays (bench/floors/: Deno WebSockets; ' +
     'ws on Node; frames passed across unparsed; the client sends the token in connection_init)',
-    "deno web leg: the Deno host with its upstream leg on Deno's WebSocket client (before " +
-    'issue 20; no pause, so no backpressure reaches the upstream); deno: on `ws` (pausable); ' +
+    "deno web leg: the Deno host with its upstream leg on Deno's WebSocket client (without " +
+    'flow control; no pause, so no backpressure reaches the upstream); deno: on `ws` (pausable); ' +
     "round trips and memory only, like null relay deno (their upstream leg is Deno's client, " +
     'which cannot pause: against the flood their heap grows by what the upstream sends)',
     ...memory,

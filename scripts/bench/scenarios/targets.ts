@@ -1,10 +1,10 @@
 /**
- * Scenario 'targets' (issue 13): the gateway against the fastest possible upstream. A
- * fixed-answer upstream of its own (../fixed_upstream.ts, its own process: every POST answered
- * 200 with one small fixed JSON, nothing executed), measured directly (the baseline), through
- * nginx (proxy_pass + injected header: the anchor, skipped with a printed reason when nginx is
- * not installed), through a do-nothing proxy on each runtime (the floors: ../floors/) and
- * through both hosts (default environment: gate off, request-time bot fence asked of that
+ * Scenario 'targets' (docs/benchmarks.md "The gateway's own cost"): the gateway against the fastest
+ * possible upstream. A fixed-answer upstream of its own (../fixed_upstream.ts, its own process:
+ * every POST answered 200 with one small fixed JSON, nothing executed), measured directly (the
+ * baseline), through nginx (proxy_pass + injected header: the anchor, skipped with a printed reason
+ * when nginx is not installed), through a do-nothing proxy on each runtime (the floors: ../floors/)
+ * and through both hosts (default environment: gate off, request-time bot fence asked of that
  * upstream, tenant minute lifted). The document: `query BotName($botID: BotID!)
  * { bot(id: $botID) { id name } }` for bot1.
  *
@@ -28,7 +28,7 @@ import {
 } from '../scenario.ts';
 import { measureRounds, range, ratioRanges, ROUNDS } from '../rounds.ts';
 
-/** The issue's document and variables. */
+/** The bench document and variables (docs/benchmarks.md "The gateway's own cost"). */
 export const TARGETS_DOCUMENT = 'query BotName($botID: BotID!) { bot(id: $botID) { id name } }';
 
 /** The POST body every target gets. */
@@ -113,7 +113,7 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
     );
     return {
       name: 'targets',
-      title: 'Issue 13 targets: fixed-answer upstream, direct vs nginx vs both hosts',
+      title: 'Targets: fixed-answer upstream, direct vs nginx vs both hosts',
       notes,
       measurements,
       comparisons,

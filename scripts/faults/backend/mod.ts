@@ -1,8 +1,8 @@
 /**
- * The backend faults of the fault suite (issue 23, backend part), as the soak runner and
- * tests/faults/backend_*_test.ts use them: each a `Fault` (scripts/faults/fault.ts) that runs one
- * host as a process against a real PostgreSQL behind the PostgREST-compatible fixture, with the
- * fault proxy (fault_proxy.ts) in between.
+ * The backend faults of the fault suite (docs/operations.md "Faults", backend part), as the soak
+ * runner and tests/faults/backend_*_test.ts use them: each a `Fault` (scripts/faults/fault.ts) that
+ * runs one host as a process against a real PostgreSQL behind the PostgREST-compatible fixture,
+ * with the fault proxy (fault_proxy.ts) in between.
  */
 import type { Fault } from '../fault.ts';
 import { gateFaults } from './gate.ts';

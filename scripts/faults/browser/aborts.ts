@@ -1,8 +1,8 @@
 /**
- * Browsers that go away (issue 23), each a Fault of fault.ts run by scripts/faults/run.ts:
- * requests and uploads aborted at every stage (mid-head, mid-body, waiting for the upstream,
- * mid-answer). Each abort's label says what the gateway did with the upstream call: closed at
- * once ('... upstream call closed') or kept until the deadline ('... held').
+ * Browsers that go away (docs/operations.md "Faults"), each a Fault of fault.ts run by
+ * scripts/faults/run.ts: requests and uploads aborted at every stage (mid-head, mid-body, waiting
+ * for the upstream, mid-answer). Each abort's label says what the gateway did with the upstream
+ * call: closed at once ('... upstream call closed') or kept until the deadline ('... held').
  *
  * Deno host (Deno.serve 2.9, measured): a vanished caller is reported only for a request that
  * arrived whole in one small read; an upload aborted while the upstream is silent is held until

@@ -1,9 +1,9 @@
 /**
- * Connections that open and never send a byte (issue 23): many of them held open against the
- * gateway while ordinary traffic flows; then the fault waits for the gateway to close each one
- * (the Node host's httpHeadersTimeoutMs, checked every httpTimeoutCheckMs: the defaults table).
- * Label per connection: 'closed by the gateway', or 'held by the gateway' when it is still open
- * once that bound (plus slack) passed; the fault then closes it itself.
+ * Connections that open and never send a byte (docs/operations.md "Faults"): many of them held open
+ * against the gateway while ordinary traffic flows; then the fault waits for the gateway to close
+ * each one (the Node host's httpHeadersTimeoutMs, checked every httpTimeoutCheckMs: the defaults
+ * table). Label per connection: 'closed by the gateway', or 'held by the gateway' when it is still
+ * open once that bound (plus slack) passed; the fault then closes it itself.
  *
  * Deno host (Deno.serve 2.9, measured): there is no header timeout; such connections are held
  * until the peer closes them. The expected label says so; the Docs recommend a reverse proxy

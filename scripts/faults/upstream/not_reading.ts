@@ -1,7 +1,7 @@
 /**
- * An upstream that stops reading the gateway's frames (issue 23; the relay's flow control is
- * the relay's own item, src/ws: this fault only measures it). The stand-in keeps its piped
- * sockets open and keeps sending the upstream's frames, but reads nothing more from the
+ * An upstream that stops reading the gateway's frames (docs/operations.md "Faults"; the relay's
+ * flow control is the relay's own item, src/ws: this fault only measures it). The stand-in keeps
+ * its piped sockets open and keeps sending the upstream's frames, but reads nothing more from the
  * gateway; a browser then sends FLOOD_BYTES of subscribe/complete frames (each under the 1 MiB
  * browser frame: a long comment in the document, which the cost limits do not count). What the
  * gateway holds meanwhile shows as its peak resident memory. The relay's flow control ends the

@@ -1,6 +1,6 @@
 /**
- * The upstream's socket faults (issue 23; SPEC "Close codes": any upstream close that is not
- * 4000-4999 reaches the browser as 1012, non-fatal), each a Fault of fault.ts run by
+ * The upstream's socket faults (docs/operations.md "Faults"; SPEC "Close codes": any upstream close
+ * that is not 4000-4999 reaches the browser as 1012, non-fatal), each a Fault of fault.ts run by
  * scripts/faults/run.ts:
  *
  * - the upstream socket closed mid-stream: subscriptions streaming events lose their upstream

@@ -1,7 +1,7 @@
 /**
- * An HTTP upstream stand-in for the upstream faults (issue 23) on raw TCP, so it sees exactly
- * what the gateway does with its connections: how many are open right now, and whether the
- * gateway closed one. It answers requests according to its `mode`, which a fault switches
+ * An HTTP upstream stand-in for the upstream faults (docs/operations.md "Faults") on raw TCP, so it
+ * sees exactly what the gateway does with its connections: how many are open right now, and whether
+ * the gateway closed one. It answers requests according to its `mode`, which a fault switches
  * while traffic flows. Every answer says `connection: close` (one request per connection), so
  * an open connection is always a call in progress.
  *

@@ -1,7 +1,7 @@
 /**
  * POST /media-sweep: the daily pg_cron job's callback (svc_media_sweep_tick, through pg_net)
  * removing media objects that no post references once older than PUBLISHING_MEDIA_TTL_DAYS
- * (issue 11; SPEC option mediaTtlDays). Authorised exactly like /publish-due: PUBLISHING_SECRET
+ * (SPEC option mediaTtlDays). Authorised exactly like /publish-due: PUBLISHING_SECRET
  * unset → 500 ProxySocialMisconfigured; x-svc-publish-key absent or wrong → 401 NotAllowed. Then
  * svc_media_expired(<TTL days>, 100), each object removed from Storage and forgotten (Storage
  * refusing → 502 MediaDeleteFailed, the rest kept for the next sweep). Answers {removed}.

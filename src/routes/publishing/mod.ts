@@ -24,7 +24,7 @@ type Handler = (req: PublishingRequest) => Promise<Response>;
 
 /**
  * SPEC "Publish queue" route table: path (below the prefix), whether it takes an id, methods;
- * plus /media-sweep, the daily media TTL job's callback (issue 11).
+ * plus /media-sweep, the daily media TTL job's callback (SPEC option mediaTtlDays).
  */
 const ROUTES: readonly { path: string; withId: boolean; methods: Record<string, Handler> }[] = [
   { path: '/config', withId: false, methods: { GET: publishingConfig } },
