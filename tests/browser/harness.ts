@@ -71,6 +71,9 @@ function describeError(error: unknown): ErrorFacts {
 }
 
 const clients = new Map<string, svc.SvcClient>();
+type RouteGroups = Record<string, Record<string, (...a: unknown[]) => Promise<unknown>>>;
+/** Route helpers built from a page client (its token getter and its session latch). */
+const clientRoutes = new Map<string, RouteGroups>();
 const sockets = new Map<string, { client: svc.SvcSocket; log: SocketLog }>();
 
 /** The drivers the tests call through `page.evaluate`. */
@@ -157,13 +160,37 @@ const svcTest = {
     method: string,
     args: unknown[],
   ): Promise<CallResult> {
-    const routes: Record<string, Record<string, (...a: unknown[]) => Promise<unknown>>> = {
+    const routes: RouteGroups = {
       auth: svc.createAuthRoutes({ getAccessToken: () => svcTest.token }) as never,
       admin: svc.createAdminRoutes() as never,
       publishing: svc.createPublishingRoutes({ getAccessToken: () => svcTest.token }) as never,
     };
     try {
       return { ok: true, data: await routes[group][method](...args) };
+    } catch (error) {
+      return { ok: false, error: describeError(error) };
+    }
+  },
+  /**
+   * Like `route`, with the helpers built once from the page client `name`
+   * (`createAuthRoutes({client})`, ...): they share its onSessionError latch.
+   */
+  async routeVia(
+    name: string,
+    group: 'auth' | 'admin' | 'publishing',
+    method: string,
+    args: unknown[],
+  ): Promise<CallResult> {
+    if (!clientRoutes.has(name)) {
+      const client = clients.get(name)!;
+      clientRoutes.set(name, {
+        auth: svc.createAuthRoutes({ client }) as never,
+        admin: svc.createAdminRoutes({ client }) as never,
+        publishing: svc.createPublishingRoutes({ client }) as never,
+      });
+    }
+    try {
+      return { ok: true, data: await clientRoutes.get(name)![group][method](...args) };
     } catch (error) {
       return { ok: false, error: describeError(error) };
     }
