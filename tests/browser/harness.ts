@@ -74,7 +74,10 @@ const clients = new Map<string, svc.SvcClient>();
 type RouteGroups = Record<string, Record<string, (...a: unknown[]) => Promise<unknown>>>;
 /** Route helpers built from a page client (its token getter and its session latch). */
 const clientRoutes = new Map<string, RouteGroups>();
-const sockets = new Map<string, { client: svc.SvcSocket; log: SocketLog }>();
+const sockets = new Map<
+  string,
+  { client: svc.SvcSocket; log: SocketLog; stops: (() => void)[] }
+>();
 
 /** The drivers the tests call through `page.evaluate`. */
 const svcTest = {
@@ -134,15 +137,20 @@ const svcTest = {
       const { code, reason } = event as CloseEvent;
       log.closes.push({ code, reason });
     });
-    sockets.set(name, { client, log });
+    sockets.set(name, { client, log, stops: [] });
   },
   subscribe(name: string, query: string, variables: Record<string, unknown>) {
-    const { client, log } = sockets.get(name)!;
-    client.subscribe({ query, variables }, {
+    const { client, log, stops } = sockets.get(name)!;
+    const stop = client.subscribe({ query, variables }, {
       next: (value) => void log.events.push(value),
       error: (error) => void log.errors.push(describeError(svc.socketError(error))),
       complete: () => void log.completed++,
     });
+    stops.push(stop);
+  },
+  /** Ends the latest subscription of socket `name` (the app's unsubscribe). */
+  unsubscribeLast(name: string) {
+    sockets.get(name)!.stops.pop()?.();
   },
   socketLog(name: string): SocketLog {
     return sockets.get(name)!.log;

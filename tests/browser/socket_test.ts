@@ -157,6 +157,36 @@ Deno.test('client socket in Chromium, both hosts', async (t) => {
           );
         }
 
+        await t.step(
+          `[${kind}] after a 4500 the live subscriptions come back on one socket; an ended one does not`,
+          async () => {
+            sandbox.reset();
+            sandbox.switches.stream = { count: 1, tickMs: 10, complete: false };
+            // a ten-minute backoff, ended by the online event once the third one has ended
+            await makeSocket(page, 'three', { retry: { baseMs: 600_000, capMs: 600_000 } });
+            for (let i = 0; i < 3; i++) await subscribe(page, 'three');
+            await until(page, 'three', (l) => l.events.length === 3, 'one event each');
+            assert.equal(sandbox.closeSockets(4500, 'upstream trouble'), 1);
+            await until(page, 'three', (l) => l.closes.length === 1, 'the close');
+            await page.evaluate((n) => pageGlobals().svcTest.unsubscribeLast(n), 'three');
+            await context.setOffline(true);
+            await context.setOffline(false);
+            const after = await until(
+              page,
+              'three',
+              (l) => l.events.length === 5 && l.reconnects === 1,
+              'the two live ones receive again',
+            );
+            assert.equal(after.completed, 1, 'the ended one completed once');
+            assert.equal(after.errors.length, 0);
+            assert.equal(sandbox.sockets.length, 2, 'one new socket for both');
+            assert.equal(sandbox.sockets[1].subscribes.length, 2, 'each subscribed again, once');
+            await pause(100);
+            assert.equal((await log(page, 'three')).events.length, 5, 'nothing duplicated');
+            await page.evaluate((n) => pageGlobals().svcTest.disposeSocket(n), 'three');
+          },
+        );
+
         await t.step(`[${kind}] the backoff ends early on the browser's online event`, async () => {
           sandbox.reset();
           sandbox.switches.stream = { count: 1, tickMs: 10, complete: false };
