@@ -158,7 +158,7 @@ Deno.test('client socket in Chromium, both hosts', async (t) => {
         }
 
         await t.step(
-          `[${kind}] after a 4500 the live subscriptions come back on one socket; an ended one does not`,
+          `[${kind}] after a 4500 the live subscriptions return on one socket, an ended one not`,
           async () => {
             sandbox.reset();
             sandbox.switches.stream = { count: 1, tickMs: 10, complete: false };
