@@ -70,8 +70,6 @@ export function createRestartingClient(parts: RestartingClientParts): Client {
     return restarting ?? Promise.resolve();
   }
 
-  const comesBack = (error: unknown) => !disposing.signal.aborted && parts.restarts(error);
-
   function subscribe<Data, Extensions>(
     payload: SubscribePayload,
     sink: Sink<FormattedExecutionResult<Data, Extensions>>,
@@ -94,7 +92,9 @@ export function createRestartingClient(parts: RestartingClientParts): Client {
         },
         error: (error) => {
           if (ended) return;
-          if (!comesBack(error)) return finish(() => sink.error(error));
+          if (!parts.restarts(error)) return finish(() => sink.error(error));
+          // disposed: what would have been retried ends the subscription, as graphql-ws does
+          if (disposing.signal.aborted) return finish(() => sink.complete());
           stop = null;
           void restartAfter(client).then(start);
         },
@@ -119,7 +119,8 @@ export function createRestartingClient(parts: RestartingClientParts): Client {
       try {
         return yield* client.iterate<Data, Extensions>(payload);
       } catch (error) {
-        if (!comesBack(error)) throw error;
+        if (!parts.restarts(error)) throw error;
+        if (disposing.signal.aborted) return;
         await restartAfter(client);
       }
     }
