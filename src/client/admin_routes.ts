@@ -17,7 +17,13 @@ import type {
   AdminWorkspaceDetail,
 } from '../routes/admin/types.ts';
 import { CLIENT_DEFAULTS } from './defaults.ts';
-import { callRoute, type RouteRequest, type SvcRoutesOptions } from './route_call.ts';
+import {
+  callRoute,
+  routeContext,
+  type RouteRequest,
+  type SvcRoutesOptions,
+  withoutSession,
+} from './route_call.ts';
 
 /** Options of {@link createAdminRoutes}: the shared ones and the prefix (default /svc/admin). */
 export interface SvcAdminRoutesOptions extends Omit<SvcRoutesOptions, 'getAccessToken'> {
@@ -51,9 +57,9 @@ export interface SvcAdminRoutes {
 /** Creates the admin panel calls. */
 export function createAdminRoutes(options: SvcAdminRoutesOptions = {}): SvcAdminRoutes {
   const prefix = options.adminPath ?? CLIENT_DEFAULTS.adminPath;
-  const routeOptions: SvcRoutesOptions = { ...options, getAccessToken: undefined };
+  const context = withoutSession(routeContext(options));
   const call = <T>(request: Omit<RouteRequest, 'path'> & { path: string }) =>
-    callRoute<T>(routeOptions, {
+    callRoute<T>(context, {
       ...request,
       path: `${prefix}${request.path}`,
       headers: { 'x-svc-admin': '1' },

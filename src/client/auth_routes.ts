@@ -5,7 +5,7 @@
  * deployment without them every call throws SvcNotAvailableError.
  */
 import { CLIENT_DEFAULTS } from './defaults.ts';
-import { callRoute, type SvcRoutesOptions } from './route_call.ts';
+import { callRoute, routeContext, type SvcRoutesOptions } from './route_call.ts';
 import type {
   CreateBotAnswer,
   DeleteBotAnswer,
@@ -33,17 +33,18 @@ export interface SvcAuthRoutes {
   recoveryLink(email: string): Promise<RecoveryLinkAnswer>;
 }
 
-/** Creates the auth route calls. */
+/** Creates the auth route calls (one session latch for all of them: route_call.ts). */
 export function createAuthRoutes(options: SvcAuthRoutesOptions = {}): SvcAuthRoutes {
   const prefix = options.authPath ?? CLIENT_DEFAULTS.authPath;
+  const context = routeContext(options);
   const bot = (id: string) => `${prefix}/bots/${encodeURIComponent(id)}`;
   return {
-    provision: () => callRoute(options, { method: 'POST', path: `${prefix}/provision`, json: {} }),
+    provision: () => callRoute(context, { method: 'POST', path: `${prefix}/provision`, json: {} }),
     createBot: (name) =>
-      callRoute(options, { method: 'POST', path: `${prefix}/bots`, json: { name } }),
-    renameBot: (id, name) => callRoute(options, { method: 'PATCH', path: bot(id), json: { name } }),
-    deleteBot: (id) => callRoute(options, { method: 'DELETE', path: bot(id) }),
+      callRoute(context, { method: 'POST', path: `${prefix}/bots`, json: { name } }),
+    renameBot: (id, name) => callRoute(context, { method: 'PATCH', path: bot(id), json: { name } }),
+    deleteBot: (id) => callRoute(context, { method: 'DELETE', path: bot(id) }),
     recoveryLink: (email) =>
-      callRoute(options, { method: 'POST', path: `${prefix}/recovery-link`, json: { email } }),
+      callRoute(context, { method: 'POST', path: `${prefix}/recovery-link`, json: { email } }),
   };
 }

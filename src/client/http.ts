@@ -13,6 +13,7 @@ import {
   SvcSessionError,
 } from './errors.ts';
 import { documentText, type SvcDocument } from './document.ts';
+import { createSessionLatch, type SvcSessionLatch } from './session_latch.ts';
 import { sameOriginUrl, sleep } from './util.ts';
 
 /** Returns the session JWT (without 'Bearer '), or null/undefined/'' when nobody is signed in. */
@@ -35,7 +36,10 @@ export interface SvcClientOptions {
   url?: string;
   /** Read before every attempt; a token gives `authorization: Bearer <token>`. */
   getAccessToken?: AccessTokenGetter;
-  /** Called once per session lapse (re-armed by the next clean result). */
+  /**
+   * Called once per session lapse (re-armed by the next clean result); the same latch serves the
+   * route helpers built from this client (`createAuthRoutes({client})`, ...).
+   */
   onSessionError?: (error: SvcSessionError) => void;
   /** Retry tuning; see {@link SvcRetryOptions}. */
   retry?: SvcRetryOptions;
@@ -59,6 +63,10 @@ export interface SvcRequestOptions {
 export interface SvcClient {
   /** The endpoint requests go to. */
   readonly url: string;
+  /** The token getter of the options; route helpers built from this client read it too. */
+  readonly getAccessToken: AccessTokenGetter | undefined;
+  /** This client's once-per-lapse latch around onSessionError, shared with its route helpers. */
+  readonly sessionLatch: SvcSessionLatch;
   /**
    * POSTs one operation and resolves with its `data`, typed from a TypedDocumentNode. Throws an
    * SvcApiError subclass (see classify.ts); retries per SPEC: a 429 always (waiting at least
@@ -110,7 +118,7 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   const url = options.url ?? sameOriginUrl(CLIENT_DEFAULTS.graphqlPath);
   const retry = resolveRetry(options.retry);
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  let lapsed = false;
+  const latch = createSessionLatch(options.onSessionError);
 
   async function attempt(body: string, signal?: AbortSignal): Promise<unknown> {
     const headers = await headersFor(options.getAccessToken);
@@ -137,12 +145,8 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
   }
 
   function noteOutcome(error: unknown): void {
-    if (error === null) {
-      lapsed = false;
-    } else if (error instanceof SvcSessionError && !lapsed) {
-      lapsed = true;
-      options.onSessionError?.(error);
-    }
+    if (error === null) latch.clean();
+    else if (error instanceof SvcSessionError) latch.lapse(error);
   }
 
   async function request<TData>(
@@ -176,5 +180,10 @@ export function createSvcClient(options: SvcClientOptions = {}): SvcClient {
     }
   }
 
-  return { url, request: request as SvcClient['request'] };
+  return {
+    url,
+    getAccessToken: options.getAccessToken,
+    sessionLatch: latch,
+    request: request as SvcClient['request'],
+  };
 }

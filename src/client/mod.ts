@@ -27,6 +27,7 @@ export {
   nestedErrorCodes,
 } from './classify.ts';
 export { backoffMs, CLIENT_DEFAULTS } from './defaults.ts';
+export type { SvcSessionLatch } from './session_latch.ts';
 export type { SvcDocument, SvcTypedDocumentNode, SvcTypedDocumentString } from './document.ts';
 export {
   type AccessTokenGetter,
@@ -49,6 +50,7 @@ export {
   callRoute,
   isNotAvailable,
   readRouteAnswer,
+  type RouteContext,
   type RouteRequest,
   SvcNotAvailableError,
   type SvcRoutesOptions,

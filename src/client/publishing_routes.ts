@@ -6,7 +6,7 @@
  * (svc_admin cookie and x-svc-admin header).
  */
 import { CLIENT_DEFAULTS } from './defaults.ts';
-import { callRoute, type SvcRoutesOptions } from './route_call.ts';
+import { callRoute, routeContext, type SvcRoutesOptions, withoutSession } from './route_call.ts';
 import type {
   MediaObject,
   Post,
@@ -40,40 +40,41 @@ export interface SvcPublishingRoutes {
   deleteMedia(botID: string, key: string): Promise<{ key: string; deleted: true }>;
 }
 
-/** Creates the publish queue calls. */
+/** Creates the publish queue calls (one session latch for all of them: route_call.ts). */
 export function createPublishingRoutes(
   options: SvcPublishingRoutesOptions = {},
 ): SvcPublishingRoutes {
   const prefix = options.publishingPath ?? CLIENT_DEFAULTS.publishingPath;
+  const context = routeContext(options);
   const post = (id: string) => `${prefix}/posts/${encodeURIComponent(id)}`;
   return {
-    config: () => callRoute(options, { method: 'GET', path: `${prefix}/config` }),
+    config: () => callRoute(context, { method: 'GET', path: `${prefix}/config` }),
     register: () =>
-      callRoute({ ...options, getAccessToken: undefined }, {
+      callRoute(withoutSession(context), {
         method: 'POST',
         path: `${prefix}/register`,
         headers: { 'x-svc-admin': '1' },
         json: {},
       }),
     posts: (botID) =>
-      callRoute(options, { method: 'GET', path: `${prefix}/posts`, query: { botID } }),
+      callRoute(context, { method: 'GET', path: `${prefix}/posts`, query: { botID } }),
     createPost: (botID, input) =>
-      callRoute(options, {
+      callRoute(context, {
         method: 'POST',
         path: `${prefix}/posts`,
         query: { botID },
         json: input,
       }),
     updatePost: (botID, id, patch) =>
-      callRoute(options, { method: 'PATCH', path: post(id), query: { botID }, json: patch }),
+      callRoute(context, { method: 'PATCH', path: post(id), query: { botID }, json: patch }),
     deletePost: (botID, id) =>
-      callRoute(options, { method: 'DELETE', path: post(id), query: { botID } }),
+      callRoute(context, { method: 'DELETE', path: post(id), query: { botID } }),
     uploadMedia(botID, file, o = {}) {
       const form = new FormData();
       form.append('file', file, o.filename ?? ((file as File).name || 'upload'));
-      return uploadForm(options, `${prefix}/media`, { botID }, form, o.onProgress);
+      return uploadForm(context, `${prefix}/media`, { botID }, form, o.onProgress);
     },
     deleteMedia: (botID, key) =>
-      callRoute(options, { method: 'DELETE', path: `${prefix}/media`, query: { botID, key } }),
+      callRoute(context, { method: 'DELETE', path: `${prefix}/media`, query: { botID, key } }),
   };
 }

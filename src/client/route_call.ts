@@ -4,12 +4,16 @@
  * own 404, which clients read as absence: SvcNotAvailableError (see readRouteAnswer for the
  * other shapes a host's unclaimed path takes). Refusals carry the error
  * envelope and are classified like GraphQL answers (session, auth, plain; status kept); a 2xx
- * answer is its JSON body. Route calls are not retried (most change something).
+ * answer is its JSON body. Route calls are not retried (most change something). Session refusals
+ * go through one once-per-lapse latch (SPEC "Client library error classes": "onSessionError fires
+ * once per lapse and re-arms on the next clean result"): the client's when the helpers are built
+ * from one, else one per helper object.
  */
 import { classifyErrors } from './classify.ts';
 import { CLIENT_DEFAULTS } from './defaults.ts';
 import { type SvcErrorEntry, SvcHttpError, SvcNetworkError, SvcSessionError } from './errors.ts';
-import type { AccessTokenGetter } from './http.ts';
+import type { AccessTokenGetter, SvcClient } from './http.ts';
+import { createSessionLatch, type SvcSessionLatch } from './session_latch.ts';
 import { sameOriginUrl } from './util.ts';
 
 /**
@@ -37,12 +41,54 @@ export function isNotAvailable(error: unknown): error is SvcNotAvailableError {
 export interface SvcRoutesOptions {
   /** Origin (and base path) of the gateway, e.g. 'https://app.example'. Default: the page's. */
   baseUrl?: string;
-  /** Session token for the gated routes (`authorization: Bearer <token>`). */
+  /** Session token for the gated routes (`authorization: Bearer <token>`). Default: the client's. */
   getAccessToken?: AccessTokenGetter;
-  /** Called when a route answers AuthSessionRequired or AuthTenantForbidden. */
+  /**
+   * Called when a route answers AuthSessionRequired or AuthTenantForbidden, once per lapse for
+   * all the calls of this helper object (re-armed by its next clean answer). Not together with
+   * `client` (TypeError): give it to the client.
+   */
   onSessionError?: (error: SvcSessionError) => void;
+  /**
+   * Build the calls from this client: its getAccessToken (unless given here) and its
+   * onSessionError latch, shared with its GraphQL requests and every other helper built from it.
+   */
+  client?: Pick<SvcClient, 'getAccessToken' | 'sessionLatch'>;
   /** The fetch to use (default: the global one). */
   fetch?: typeof fetch;
+}
+
+/** What the calls of one helper object share, settled once when the helper is made. */
+export interface RouteContext {
+  baseUrl?: string;
+  getAccessToken?: AccessTokenGetter;
+  fetch?: typeof fetch;
+  /** The once-per-lapse latch (the client's, or the helper's own). */
+  latch: SvcSessionLatch;
+  /**
+   * Whether the calls carry the user's session: only then does a clean answer re-arm the latch
+   * (an admin-cookie call's answer says nothing about the session).
+   */
+  session: boolean;
+}
+
+/** The context of a helper made with `options` (see {@link SvcRoutesOptions}). */
+export function routeContext(options: SvcRoutesOptions): RouteContext {
+  if (options.client && options.onSessionError) {
+    throw new TypeError('onSessionError belongs to the client the routes are built from');
+  }
+  return {
+    baseUrl: options.baseUrl,
+    getAccessToken: options.getAccessToken ?? options.client?.getAccessToken,
+    fetch: options.fetch,
+    latch: options.client?.sessionLatch ?? createSessionLatch(options.onSessionError),
+    session: true,
+  };
+}
+
+/** The same context for calls made with the admin cookie: no session token, no re-arming. */
+export function withoutSession(context: RouteContext): RouteContext {
+  return { ...context, getAccessToken: undefined, session: false };
 }
 
 /** One call: method, path under the base, optional JSON body, query and extra headers. */
@@ -103,14 +149,22 @@ export function readRouteAnswer(
   throw new SvcHttpError(status, snippet, { code });
 }
 
-/** Sends one route call and reads its answer (see {@link readRouteAnswer}). */
-export async function callRoute<T>(options: SvcRoutesOptions, call: RouteRequest): Promise<T> {
+/**
+ * Sends one route call and reads its answer (see {@link readRouteAnswer}); a session refusal
+ * goes to the latch, a clean answer of a session call re-arms it. Given plain options, the call
+ * gets a context (and latch) of its own.
+ */
+export async function callRoute<T>(
+  options: RouteContext | SvcRoutesOptions,
+  call: RouteRequest,
+): Promise<T> {
+  const context = 'latch' in options ? options : routeContext(options);
   const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
   if (call.json !== undefined) headers['content-type'] = 'application/json';
-  const token = await options.getAccessToken?.();
+  const token = await context.getAccessToken?.();
   if (token) headers.authorization = `Bearer ${token}`;
-  const url = routeUrl(options.baseUrl, call.path, call.query);
-  const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const url = routeUrl(context.baseUrl, call.path, call.query);
+  const doFetch = context.fetch ?? ((input, init) => globalThis.fetch(input, init));
   let status: number;
   let text: string;
   try {
@@ -127,5 +181,12 @@ export async function callRoute<T>(options: SvcRoutesOptions, call: RouteRequest
     if (call.signal?.aborted) throw call.signal.reason;
     throw new SvcNetworkError(`Could not reach ${url}`, cause);
   }
-  return readRouteAnswer(call.path, status, text, options.onSessionError) as T;
+  return settle(context, () => readRouteAnswer(call.path, status, text, context.latch.lapse));
+}
+
+/** Reads an answer through the latch: a clean answer of a session call re-arms it. */
+export function settle<T>(context: RouteContext, read: () => unknown): T {
+  const answer = read();
+  if (context.session) context.latch.clean();
+  return answer as T;
 }

@@ -2,14 +2,16 @@
  * createSvcSocket: a graphql-ws Client (graphql-transport-ws) configured with the spec's
  * client-side socket rules. Implements SPEC "WebSocket close codes" (client-side codes) and
  * "Authentication" 3 (authToken in connection_init). graphql-ws does the protocol; this module
- * only chooses its options.
+ * chooses its options, and socket_restart.ts carries the subscriptions across the closes
+ * graphql-ws would give up on by itself.
  */
 import { type Client, createClient } from 'graphql-ws/client';
 import { classifyErrors } from './classify.ts';
 import { backoffMs, CLIENT_DEFAULTS } from './defaults.ts';
 import { SvcApiError, type SvcErrorEntry, SvcNetworkError, SvcSessionError } from './errors.ts';
 import type { AccessTokenGetter } from './http.ts';
-import { sameOriginUrl, socketUrl } from './util.ts';
+import { createRestartingClient, type SocketEventHandlers } from './socket_restart.ts';
+import { sameOriginUrl, sleepOrOnline, socketUrl } from './util.ts';
 
 /**
  * Close codes after which the client stops retrying (SPEC "WebSocket close codes": 4403 in
@@ -28,7 +30,12 @@ export interface SvcSocketOptions {
    * (any close but a clean 1000): refetch what the app shows.
    */
   onReconnect?: () => void;
-  /** Reconnect backoff (ms). Defaults: 5000 base, 60000 cap. */
+  /**
+   * Reconnect backoff (ms): before reconnection _n_ (from 0, reset by each connection_ack) a
+   * random wait between half and all of `min(capMs, baseMs * 2^n)`, ended early by the browser's
+   * `online` event. Defaults: 5000 base, 60000 cap (SPEC "WebSocket close codes"). Tests use a
+   * few ms to keep reconnections fast.
+   */
   retry?: { baseMs?: number; capMs?: number };
   /** Keepalive ping interval (ms, default 10000) and pong wait (ms, default 5000, then 4408). */
   keepAliveMs?: number;
@@ -75,62 +82,74 @@ export function socketError(value: unknown): SvcApiError {
   return new SvcNetworkError('socket failure', value);
 }
 
-/** Waits `ms`, or less when the browser reports it is back online. */
-function waitOrOnline(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const target = globalThis as unknown as Partial<EventTarget>;
-    const done = () => {
-      clearTimeout(timer);
-      target.removeEventListener?.('online', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    target.addEventListener?.('online', done);
-  });
-}
-
-/** Creates the socket client (graphql-ws `Client`); lazy: it connects on the first subscribe. */
+/**
+ * Creates the socket client (a graphql-ws `Client`); lazy: it connects on the first subscribe.
+ * SPEC "WebSocket close codes", client-side codes: a close in FATAL_CLOSE_CODES ends every
+ * subscription of the socket (each sink's `error` gets the close once; nothing reconnects);
+ * every other close or failure reconnects after the jittered backoff (`retry`, resolved early by
+ * the browser's `online` event) and subscribes the live subscriptions again with their sinks,
+ * including the closes graphql-ws would give up on by itself (socket_restart.ts).
+ */
 export function createSvcSocket(options: SvcSocketOptions = {}): Client {
   const baseMs = options.retry?.baseMs ?? CLIENT_DEFAULTS.socketBaseMs;
   const capMs = options.retry?.capMs ?? CLIENT_DEFAULTS.socketCapMs;
   const pingTimeoutMs = options.pingTimeoutMs ?? CLIENT_DEFAULTS.socketPingTimeoutMs;
+  const url = socketUrl(options.url ?? sameOriginUrl(CLIENT_DEFAULTS.graphqlPath));
   let socket: WebSocket | null = null;
   let pongTimer: ReturnType<typeof setTimeout> | undefined;
   let connectedBefore = false;
   let lostSince = false;
+  // waits since the last connection_ack, whichever path (graphql-ws's retry or a restart) waited
+  let attempt = 0;
+  const backoff = (signal?: AbortSignal) =>
+    sleepOrOnline(backoffMs(attempt++, baseMs, capMs), signal);
 
-  return createClient({
-    url: socketUrl(options.url ?? sameOriginUrl(CLIENT_DEFAULTS.graphqlPath)),
-    connectionParams: async () => {
-      const token = await options.getAccessToken?.();
-      return token ? { authToken: `Bearer ${token}` } : {};
-    },
-    keepAlive: options.keepAliveMs ?? CLIENT_DEFAULTS.socketKeepAliveMs,
-    retryAttempts: Infinity,
-    shouldRetry: shouldRetrySocket,
-    retryWait: (retries) => waitOrOnline(backoffMs(retries, baseMs, capMs)),
-    on: {
-      connected: (s) => {
-        socket = s as WebSocket;
-        if (connectedBefore && lostSince) options.onReconnect?.();
-        connectedBefore = true;
-        lostSince = false;
+  const makeClient = (forward: SocketEventHandlers) =>
+    createClient({
+      url,
+      connectionParams: async () => {
+        const token = await options.getAccessToken?.();
+        return token ? { authToken: `Bearer ${token}` } : {};
       },
-      closed: (event) => {
-        clearTimeout(pongTimer);
-        socket = null;
-        if (closeCodeOf(event) !== 1000) lostSince = true;
+      keepAlive: options.keepAliveMs ?? CLIENT_DEFAULTS.socketKeepAliveMs,
+      retryAttempts: Infinity,
+      shouldRetry: shouldRetrySocket,
+      retryWait: () => backoff(),
+      on: {
+        ...forward,
+        connected: (s, payload, wasRetry) => {
+          socket = s as WebSocket;
+          attempt = 0;
+          if (connectedBefore && lostSince) options.onReconnect?.();
+          connectedBefore = true;
+          lostSince = false;
+          forward.connected(s, payload, wasRetry);
+        },
+        closed: (event) => {
+          clearTimeout(pongTimer);
+          socket = null;
+          if (closeCodeOf(event) !== 1000) lostSince = true;
+          forward.closed(event);
+        },
+        ping: (received, payload) => {
+          if (!received) {
+            clearTimeout(pongTimer);
+            pongTimer = setTimeout(() => {
+              if (socket?.readyState === WebSocket.OPEN) socket.close(4408, 'Request Timeout');
+            }, pingTimeoutMs);
+          }
+          forward.ping(received, payload);
+        },
+        pong: (received, payload) => {
+          if (received) clearTimeout(pongTimer);
+          forward.pong(received, payload);
+        },
       },
-      ping: (received) => {
-        if (received) return;
-        clearTimeout(pongTimer);
-        pongTimer = setTimeout(() => {
-          if (socket?.readyState === WebSocket.OPEN) socket.close(4408, 'Request Timeout');
-        }, pingTimeoutMs);
-      },
-      pong: (received) => {
-        if (received) clearTimeout(pongTimer);
-      },
-    },
+    });
+
+  return createRestartingClient({
+    makeClient,
+    restarts: (error) => closeCodeOf(error) !== null && shouldRetrySocket(error),
+    wait: backoff,
   });
 }

@@ -3,7 +3,7 @@
  * like any route answer (route_call.ts). Browser API only.
  */
 import { SvcNetworkError } from './errors.ts';
-import { readRouteAnswer, routeUrl, type SvcRoutesOptions } from './route_call.ts';
+import { readRouteAnswer, type RouteContext, routeUrl, settle } from './route_call.ts';
 
 /** Progress of an upload: bytes sent so far and the total (0 when unknown). */
 export interface UploadProgress {
@@ -58,16 +58,19 @@ function send(
   });
 }
 
-/** POSTs `form` to `path` (query added) and reads the answer; `onProgress` per upload event. */
+/**
+ * POSTs `form` to `path` (query added) and reads the answer through the helper's latch
+ * (route_call.ts); `onProgress` per upload event.
+ */
 export async function uploadForm<T>(
-  options: SvcRoutesOptions,
+  context: RouteContext,
   path: string,
   query: Record<string, string>,
   form: FormData,
   onProgress?: (progress: UploadProgress) => void,
 ): Promise<T> {
-  const token = await options.getAccessToken?.();
-  const url = routeUrl(options.baseUrl, path, query);
+  const token = await context.getAccessToken?.();
+  const url = routeUrl(context.baseUrl, path, query);
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
   let answer: { status: number; text: string };
@@ -77,5 +80,5 @@ export async function uploadForm<T>(
     throw new SvcNetworkError(`Could not reach ${url}`, cause);
   }
   const { status, text } = answer;
-  return readRouteAnswer(path, status, text, options.onSessionError) as T;
+  return settle(context, () => readRouteAnswer(path, status, text, context.latch.lapse));
 }

@@ -1,6 +1,7 @@
 /**
- * Small browser helpers of the client: same-origin URLs and an abortable sleep.
- * Web APIs only (URL, setTimeout, AbortSignal, location).
+ * Small browser helpers of the client: same-origin URLs, an abortable sleep, and a wait that the
+ * browser's `online` event ends early. Web APIs only (URL, setTimeout, AbortSignal, location,
+ * the global `online` event).
  */
 
 /** The page's own origin, or null outside a page (e.g. a worker-less test runtime). */
@@ -43,5 +44,26 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Resolves after `ms`, or at once when the browser fires `online` (SPEC "WebSocket close codes":
+ * the socket backoff is "resolved early when the browser goes online"), or when `signal` aborts.
+ * Never rejects; every listener and the timer are removed when it resolves.
+ */
+export function sleepOrOnline(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const target = globalThis as unknown as Partial<EventTarget>;
+    const done = () => {
+      clearTimeout(timer);
+      target.removeEventListener?.('online', done);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    target.addEventListener?.('online', done);
+    signal?.addEventListener('abort', done);
+    if (signal?.aborted) done();
   });
 }

@@ -71,7 +71,13 @@ function describeError(error: unknown): ErrorFacts {
 }
 
 const clients = new Map<string, svc.SvcClient>();
-const sockets = new Map<string, { client: svc.SvcSocket; log: SocketLog }>();
+type RouteGroups = Record<string, Record<string, (...a: unknown[]) => Promise<unknown>>>;
+/** Route helpers built from a page client (its token getter and its session latch). */
+const clientRoutes = new Map<string, RouteGroups>();
+const sockets = new Map<
+  string,
+  { client: svc.SvcSocket; log: SocketLog; stops: (() => void)[] }
+>();
 
 /** The drivers the tests call through `page.evaluate`. */
 const svcTest = {
@@ -131,15 +137,20 @@ const svcTest = {
       const { code, reason } = event as CloseEvent;
       log.closes.push({ code, reason });
     });
-    sockets.set(name, { client, log });
+    sockets.set(name, { client, log, stops: [] });
   },
   subscribe(name: string, query: string, variables: Record<string, unknown>) {
-    const { client, log } = sockets.get(name)!;
-    client.subscribe({ query, variables }, {
+    const { client, log, stops } = sockets.get(name)!;
+    const stop = client.subscribe({ query, variables }, {
       next: (value) => void log.events.push(value),
       error: (error) => void log.errors.push(describeError(svc.socketError(error))),
       complete: () => void log.completed++,
     });
+    stops.push(stop);
+  },
+  /** Ends the latest subscription of socket `name` (the app's unsubscribe). */
+  unsubscribeLast(name: string) {
+    sockets.get(name)!.stops.pop()?.();
   },
   socketLog(name: string): SocketLog {
     return sockets.get(name)!.log;
@@ -157,13 +168,37 @@ const svcTest = {
     method: string,
     args: unknown[],
   ): Promise<CallResult> {
-    const routes: Record<string, Record<string, (...a: unknown[]) => Promise<unknown>>> = {
+    const routes: RouteGroups = {
       auth: svc.createAuthRoutes({ getAccessToken: () => svcTest.token }) as never,
       admin: svc.createAdminRoutes() as never,
       publishing: svc.createPublishingRoutes({ getAccessToken: () => svcTest.token }) as never,
     };
     try {
       return { ok: true, data: await routes[group][method](...args) };
+    } catch (error) {
+      return { ok: false, error: describeError(error) };
+    }
+  },
+  /**
+   * Like `route`, with the helpers built once from the page client `name`
+   * (`createAuthRoutes({client})`, ...): they share its onSessionError latch.
+   */
+  async routeVia(
+    name: string,
+    group: 'auth' | 'admin' | 'publishing',
+    method: string,
+    args: unknown[],
+  ): Promise<CallResult> {
+    if (!clientRoutes.has(name)) {
+      const client = clients.get(name)!;
+      clientRoutes.set(name, {
+        auth: svc.createAuthRoutes({ client }) as never,
+        admin: svc.createAdminRoutes({ client }) as never,
+        publishing: svc.createPublishingRoutes({ client }) as never,
+      });
+    }
+    try {
+      return { ok: true, data: await clientRoutes.get(name)![group][method](...args) };
     } catch (error) {
       return { ok: false, error: describeError(error) };
     }

@@ -2,8 +2,9 @@
  * Session lapses in Chromium against a gate-on gateway on both hosts (the real PostgreSQL
  * fixture behind a PostgREST-compatible endpoint, tests/fixtures/db/; the accounts of
  * tests/gate/helpers.ts): SvcSessionError 'sessionRequired' and 'forbidden' from real answers,
- * onSessionError once per lapse and re-armed by the next clean result, the token read fresh
- * on every attempt, and the socket's gate closes (4401, 4403) fatal.
+ * onSessionError once per lapse and re-armed by the next clean result (also across the route
+ * helpers built from the client, which share its latch), the token read fresh on every attempt,
+ * and the socket's gate closes (4401, 4403) fatal.
  */
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -117,6 +118,46 @@ Deno.test('client session lapses in Chromium, gate on, both hosts', async (t) =>
               'forbidden',
               'sessionRequired',
             ]);
+          },
+        );
+
+        await t.step(
+          `[${kind}] route helpers built from a client share its latch: one signal per lapse`,
+          async () => {
+            await setToken(page, '');
+            await page.evaluate(() => {
+              pageGlobals().svcTest.lapses.length = 0;
+              pageGlobals().svcTest.makeClient('shared');
+            });
+            const via = (group: 'auth' | 'publishing', method: string, ...args: unknown[]) =>
+              page.evaluate(
+                ([g, m, a]) => pageGlobals().svcTest.routeVia('shared', g, m, a),
+                [group, method, args] as const,
+              );
+            const during = await assertNothingReached(sandbox, async () => [
+              await via('auth', 'provision'),
+              await via('publishing', 'posts', WORLD_IDS.bot1),
+              await via('auth', 'createBot', 'Another bot'),
+              await page.evaluate(
+                ([d, v]) => pageGlobals().svcTest.call('shared', d, v),
+                [BOT, { botID: WORLD_IDS.bot1 }] as const,
+              ),
+            ]);
+            for (const result of during) {
+              assert.equal((result as { error: { name: string } }).error.name, 'SvcSessionError');
+            }
+            assert.deepEqual(await lapses(page), ['sessionRequired'], 'one signal for the lapse');
+            await setToken(page, users.a.jwt);
+            const clean = await via('auth', 'provision');
+            assert.equal(clean.ok, true, JSON.stringify(clean));
+            await setToken(page, '');
+            await via('auth', 'provision');
+            await via('publishing', 'posts', WORLD_IDS.bot1);
+            assert.deepEqual(
+              await lapses(page),
+              ['sessionRequired', 'sessionRequired'],
+              'the clean answer re-armed it: one more signal for the next lapse',
+            );
           },
         );
 
