@@ -19,6 +19,7 @@ export interface HostValue {
  * `|`), then optionally `:` and 1 to 5 digits, and nothing after. Percent-escapes are refused
  * rather than decoded: a browser never sends one in Host.
  */
+// deno-lint-ignore no-control-regex -- control characters are what the shape refuses
 const HOST_SHAPE = /^(\[[0-9A-Fa-f:.]+\]|[^\x00-\x20\x7f#%/:<>?@[\\\]^|]+)(?::(\d{1,5}))?$/;
 
 /**
