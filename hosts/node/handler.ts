@@ -24,6 +24,7 @@ import { adaptWsSocket } from '../../src/ws/mod.ts';
 import { sendResponse, toRequest, toUpgradeRequest } from './bridge.ts';
 import { answerLean, takesLeanPath } from './lean.ts';
 import { responseAbortSignal } from './caller_signal.ts';
+import { mayClaim, pathOf } from './gateway_paths.ts';
 
 /** Called for a request neither health nor the proxy claims. */
 export type NextHandler = (error?: unknown) => void;
@@ -86,30 +87,6 @@ function repeatedHostAnswer(): Response {
   return plainResponse(400, 'Bad Request');
 }
 
-function under(path: string, prefix: string): boolean {
-  return path === prefix || path.startsWith(`${prefix}/`);
-}
-
-/** The path of a node request URL (no query), without building a URL object. */
-function pathOf(url: string | undefined): string {
-  const raw = url ?? '/';
-  const end = raw.search(/[?#]/);
-  return end === -1 ? raw : raw.slice(0, end);
-}
-
-/**
- * Whether a path may be the proxy's at all (health, GraphQL, socket, metrics, api, auth, admin,
- * publishing prefixes). A path outside all of them goes to `next` without a Request being built,
- * so its body stays unread for the host's own middleware.
- */
-function mayClaim(proxy: SvcProxy, path: string): boolean {
-  const c = proxy.config;
-  return path === c.healthPath || path === c.httpPath || path === c.wsPath ||
-    path === c.metricsPath || under(path, c.apiPath) || under(path, c.authPath) ||
-    under(path, c.adminPath) ||
-    under(path, c.publishingPath);
-}
-
 /** Builds the shared handler for `proxy`. */
 export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
   // ws's own ceiling sits above the relay's 1 MiB browser frame, so the relay answers 4400 first
@@ -125,7 +102,7 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
       return sendResponse(req, res, repeatedHostAnswer());
     }
     const path = pathOf(req.url);
-    if (!mayClaim(proxy, path)) return next();
+    if (!mayClaim(proxy.config, path)) return next();
     try {
       const conn = { remoteAddress: req.socket.remoteAddress };
       if (takesLeanPath(req, path, proxy.config.httpPath)) {
