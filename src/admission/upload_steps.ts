@@ -19,7 +19,9 @@ export const accountUpload: Step<S> = {
   step: 13,
   check: 'useraccount upload with the gate on is an account-level operation',
   run(s) {
-    if (UPLOAD_PATHS[uploadPath(s)]?.scope !== 'account' || s.core.config.auth.state !== 'on') return null;
+    if (UPLOAD_PATHS[uploadPath(s)]?.scope !== 'account' || s.core.config.auth.state !== 'on') {
+      return null;
+    }
     return refusal('AccountOperationBlocked', 'Account uploads are not available here');
   },
 };
