@@ -81,9 +81,6 @@ export function denoHandler(proxy: SvcProxy, closing = createClosingConnections(
   };
 }
 
-/** The last Host value found to be one host (most requests repeat it: no parse for them). */
-let lastHost: string | null = null;
-
 /**
  * Whether `request.url` is the Host and the request target as sent: Deno.serve builds the URL by
  * joining the Host header and the target, so a Host that is no host (`a/b?`, `[::1]junk`, `a b`)
@@ -91,10 +88,7 @@ let lastHost: string | null = null;
  * own address, and the core's Host check refuses the request where it applies.
  */
 function hostIsHost(host: string | null): boolean {
-  if (host === null || host === lastHost) return true;
-  if (parseHost(host) === null) return false;
-  lastHost = host;
-  return true;
+  return host === null || parseHost(host) !== null;
 }
 
 /**

@@ -29,6 +29,18 @@ const HOST_SHAPE = /^(\[[0-9A-Fa-f:.]+\]|[^\x00-\x20\x7f#%/:<>?@[\\\]^|]+)(?::(\
  * or above 65535, and a name the URL standard's host parser refuses (e.g. `1.2.3.4.5`).
  */
 export function parseHost(value: string): HostValue | null {
+  // most requests repeat the previous Host: one remembered answer spares the parse
+  if (value === lastValue) return lastParsed;
+  const parsed = parseFresh(value);
+  lastValue = value;
+  lastParsed = parsed;
+  return parsed;
+}
+
+let lastValue: string | null = null;
+let lastParsed: HostValue | null = null;
+
+function parseFresh(value: string): HostValue | null {
   const shape = HOST_SHAPE.exec(value);
   if (shape === null) return null;
   const port = shape[2] === undefined ? null : String(Number(shape[2]));
@@ -39,7 +51,7 @@ export function parseHost(value: string): HostValue | null {
   } catch {
     return null;
   }
-  return name === '' ? null : { name, port };
+  return name === '' ? null : Object.freeze({ name, port });
 }
 
 /** `name` or `name:port`, as a parsed value reads. */
