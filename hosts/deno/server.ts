@@ -42,11 +42,12 @@ export function denoHandler(proxy: SvcProxy, closing = createClosingConnections(
       if (key !== null && closing.take(key)) return droppedAnswer();
     }
     const conn = { remoteAddress: (info.remoteAddr as Deno.NetAddr).hostname };
+    const upgrade = request.headers.get('upgrade')?.toLowerCase() === 'websocket';
+    // before any path is read: with a Host that is no host, request.url's path is not the one sent
+    if (!hostIsHost(request.headers.get('host'))) return hostIsNoHost(proxy, request, upgrade);
     if (rawPath(request.url) === proxy.config.healthPath) {
       return proxy.health(request);
     }
-    const upgrade = request.headers.get('upgrade')?.toLowerCase() === 'websocket';
-    if (!hostIsHost(request.headers.get('host'))) return hostIsNoHost(proxy, request, upgrade);
     if (upgrade) {
       const decision = proxy.upgrade(request, conn);
       if (decision.kind === 'refuse') return decision.response;
@@ -92,7 +93,8 @@ function hostIsHost(host: string | null): boolean {
 }
 
 /**
- * The answer to a request whose Host is no host (`hostIsHost`), whatever its path: where the Host
+ * The answer to a request whose Host is no host (`hostIsHost`), whatever its path (health
+ * included: the path Deno gives is not the one sent): where the Host
  * check applies (SPEC "Checks before any route" 1) that check's refusal (403 ProxyHostForbidden;
  * an upgrade's plain 403); where it does not, 400 Bad Request.
  */
