@@ -1,13 +1,22 @@
 /**
  * The Deno host: Deno.serve over the core. SPEC "Startup behaviour and hosts".
  * Health first, then the proxy; an unclaimed path answers 404 with the
- * security headers.
+ * security headers. A request with two Host lines never reaches the handler:
+ * Deno.serve answers it 400 Bad Request itself (RFC 9112 section 3.2).
  */
 import type { SvcProxy } from '../../src/proxy.ts';
 import { adaptWebSocket } from '../../src/ws/mod.ts';
-import { plainResponse } from '../../src/http/responses.ts';
+import { plainResponse, refusalResponse } from '../../src/http/responses.ts';
+import { checkHost } from '../../src/http/host_origin.ts';
+import { parseHost } from '../../src/http/host_header.ts';
 import { mayPreread, withPrereadBody } from '../../src/http/preread.ts';
-import { plainHeadersFor, responseFor } from './connection_close.ts';
+import { plainHeadersFor, requestCloses, responseFor } from './connection_close.ts';
+import {
+  ConnectionDropped,
+  connectionKey,
+  createClosingConnections,
+  droppedAnswer,
+} from './closing_connections.ts';
 
 /** A running Deno host. */
 export interface DenoHost {
@@ -17,14 +26,29 @@ export interface DenoHost {
   shutdown(): Promise<void>;
 }
 
-/** The request handler a Deno.serve call takes. */
-export function denoHandler(proxy: SvcProxy) {
+/**
+ * The request handler a Deno.serve call takes. `closing` remembers the connections answered with
+ * `connection: close`; a request still arriving on one is dropped (closing_connections.ts).
+ */
+export function denoHandler(proxy: SvcProxy, closing = createClosingConnections()) {
+  /** An answer said `connection: close`: unless Deno closes anyway (the request asked), remember. */
+  const closes = (request: Request, info: Deno.ServeHandlerInfo) => {
+    const key = connectionKey(info);
+    if (key !== null && !requestCloses(request)) closing.add(key);
+  };
   return async (request: Request, info: Deno.ServeHandlerInfo): Promise<Response> => {
+    if (closing.size > 0) {
+      const key = connectionKey(info);
+      if (key !== null && closing.take(key)) return droppedAnswer();
+    }
     const conn = { remoteAddress: (info.remoteAddr as Deno.NetAddr).hostname };
+    const upgrade = request.headers.get('upgrade')?.toLowerCase() === 'websocket';
+    // before any path is read: with a Host that is no host, request.url's path is not the one sent
+    if (!hostIsHost(request.headers.get('host'))) return hostIsNoHost(proxy, request, upgrade);
     if (rawPath(request.url) === proxy.config.healthPath) {
       return proxy.health(request);
     }
-    if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
+    if (upgrade) {
       const decision = proxy.upgrade(request, conn);
       if (decision.kind === 'refuse') return decision.response;
       if (decision.kind === 'accept') {
@@ -48,12 +72,37 @@ export function denoHandler(proxy: SvcProxy) {
         withPrereadBody(request, new Uint8Array(body));
       }
       const answer = await proxy.handleGraphql(request, conn);
+      if (answer.headers.connection !== undefined) closes(request, info);
       const headers = plainHeadersFor(request, answer.headers);
       return new Response(answer.body, { status: answer.status, headers });
     }
     const response = await proxy.handle(request, conn);
-    return response === null ? plainResponse(404, 'Not Found') : responseFor(request, response);
+    if (response === null) return plainResponse(404, 'Not Found');
+    if (response.headers.has('connection')) closes(request, info);
+    return responseFor(request, response);
   };
+}
+
+/**
+ * Whether `request.url` is the Host and the request target as sent: Deno.serve builds the URL by
+ * joining the Host header and the target, so a Host that is no host (`a/b?`, `[::1]junk`, `a b`)
+ * changes the path the core would route, or leaves the URL unparseable. No Host: Deno uses its
+ * own address, and the core's Host check refuses the request where it applies.
+ */
+function hostIsHost(host: string | null): boolean {
+  return host === null || parseHost(host) !== null;
+}
+
+/**
+ * The answer to a request whose Host is no host (`hostIsHost`), whatever its path (health
+ * included: the path Deno gives is not the one sent): where the Host
+ * check applies (SPEC "Checks before any route" 1) that check's refusal (403 ProxyHostForbidden;
+ * an upgrade's plain 403); where it does not, 400 Bad Request.
+ */
+function hostIsNoHost(proxy: SvcProxy, request: Request, upgrade: boolean): Response {
+  const refused = checkHost(proxy.config, request);
+  if (refused === null) return plainResponse(400, 'Bad Request');
+  return upgrade ? plainResponse(403, 'Forbidden') : refusalResponse(refused);
 }
 
 /**
@@ -83,12 +132,19 @@ function rawPath(url: string): string {
   return url.slice(start, end);
 }
 
+/** Deno.serve's onError: a dropped connection (closing_connections.ts) is expected, not logged. */
+function quietDrop(error: unknown): Response {
+  if (!(error instanceof ConnectionDropped)) console.error(error);
+  return plainResponse(500, 'Internal Server Error');
+}
+
 /** Serves `proxy` on host:port; resolves once listening. */
 export function serveDeno(proxy: SvcProxy, host: string, port: number): Promise<DenoHost> {
   return new Promise((resolve) => {
     const server = Deno.serve({
       hostname: host,
       port,
+      onError: quietDrop,
       onListen: ({ port: bound }) => {
         const shown = host.includes(':') ? `[${host}]` : host;
         resolve({

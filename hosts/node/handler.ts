@@ -4,7 +4,8 @@
  * function (hosts/vercel/). SPEC "What the service does" 6 (one core, the same
  * route table on each host), "Startup behaviour and hosts".
  *
- * Per request: health, then the proxy; a path neither claims goes to `next`
+ * Per request: a request with two Host lines is 400 (RFC 9112 section 3.2), then
+ * health, then the proxy; a path neither claims goes to `next`
  * untouched (its body unread), so the host decides what an unclaimed path is
  * (the Node server's static build, Vite's own middleware, the function's 404
  * envelope). Per upgrade: the relay path is accepted or refused here; any other
@@ -16,11 +17,14 @@ import { Buffer } from 'node:buffer';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { DEFAULTS } from '../../src/config/defaults.ts';
+import { parseHost } from '../../src/http/host_header.ts';
+import { plainResponse } from '../../src/http/responses.ts';
 import type { SvcProxy } from '../../src/proxy.ts';
 import { adaptWsSocket } from '../../src/ws/mod.ts';
 import { sendResponse, toRequest, toUpgradeRequest } from './bridge.ts';
 import { answerLean, takesLeanPath } from './lean.ts';
 import { responseAbortSignal } from './caller_signal.ts';
+import { mayClaim, pathOf } from './gateway_paths.ts';
 
 /** Called for a request neither health nor the proxy claims. */
 export type NextHandler = (error?: unknown) => void;
@@ -54,34 +58,33 @@ export async function refuseUpgrade(socket: Duplex, response: Response): Promise
   socket.end(lines.join('\r\n'));
 }
 
-/** The origin a node request's URL is resolved against (the core reads path and Host). */
+/**
+ * The origin a node request's URL is resolved against (the core reads the path, and the Host
+ * header itself): the Host when it is one host (`parseHost`), else the local address, so a Host
+ * that is no host never makes the URL unparseable (the core's Host check refuses it).
+ */
 function originOf(req: IncomingMessage): string {
-  const host = req.headers.host ?? `127.0.0.1:${req.socket.localPort ?? 0}`;
-  return `http://${host}`;
-}
-
-function under(path: string, prefix: string): boolean {
-  return path === prefix || path.startsWith(`${prefix}/`);
-}
-
-/** The path of a node request URL (no query), without building a URL object. */
-function pathOf(url: string | undefined): string {
-  const raw = url ?? '/';
-  const end = raw.search(/[?#]/);
-  return end === -1 ? raw : raw.slice(0, end);
+  const host = req.headers.host;
+  if (host !== undefined && parseHost(host) !== null) return `http://${host}`;
+  return `http://127.0.0.1:${req.socket.localPort ?? 0}`;
 }
 
 /**
- * Whether a path may be the proxy's at all (health, GraphQL, socket, metrics, api, auth, admin,
- * publishing prefixes). A path outside all of them goes to `next` without a Request being built,
- * so its body stays unread for the host's own middleware.
+ * Whether the request carries more than one Host line: RFC 9112 section 3.2 (a server answers
+ * 400 to a request with more than one Host field line). node:http keeps the first in
+ * `req.headers.host`; `rawHeaders` holds every line.
  */
-function mayClaim(proxy: SvcProxy, path: string): boolean {
-  const c = proxy.config;
-  return path === c.healthPath || path === c.httpPath || path === c.wsPath ||
-    path === c.metricsPath || under(path, c.apiPath) || under(path, c.authPath) ||
-    under(path, c.adminPath) ||
-    under(path, c.publishingPath);
+export function hasRepeatedHost(req: IncomingMessage): boolean {
+  let seen = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i].length === 4 && req.rawHeaders[i].toLowerCase() === 'host') seen++;
+  }
+  return seen > 1;
+}
+
+/** The 400 a request with two Host lines gets (plain text, security headers). */
+function repeatedHostAnswer(): Response {
+  return plainResponse(400, 'Bad Request');
 }
 
 /** Builds the shared handler for `proxy`. */
@@ -94,8 +97,12 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
     res: ServerResponse,
     next: NextHandler,
   ): Promise<void> {
+    if (hasRepeatedHost(req)) {
+      req.resume();
+      return sendResponse(req, res, repeatedHostAnswer());
+    }
     const path = pathOf(req.url);
-    if (!mayClaim(proxy, path)) return next();
+    if (!mayClaim(proxy.config, path)) return next();
     try {
       const conn = { remoteAddress: req.socket.remoteAddress };
       if (takesLeanPath(req, path, proxy.config.httpPath)) {
@@ -113,6 +120,10 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
 
   function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const request = toUpgradeRequest(req, originOf(req));
+    if (hasRepeatedHost(req) && new URL(request.url).pathname === proxy.config.wsPath) {
+      void refuseUpgrade(socket, repeatedHostAnswer());
+      return true;
+    }
     const decision = proxy.upgrade(request, { remoteAddress: req.socket.remoteAddress });
     if (decision.kind === 'unclaimed') return false;
     if (decision.kind === 'refuse') {

@@ -1,7 +1,9 @@
 /**
  * createSvcServer: the Node server host as a user mounts it (SPEC "What the
  * service does" 6, "Startup behaviour and hosts", Node server): health, then the
- * proxy, then the app's static build, under an optional BASE_PATH; upgrades on
+ * proxy, then the app's static build, under an optional BASE_PATH; a path under the
+ * gateway's prefix that the proxy did not claim (a route not mounted, SPEC
+ * "Endpoints") is 404 and never the static build's index.html; upgrades on
  * the relay path go to the relay, any other upgrade is destroyed; close() is
  * graceful (in-flight requests finish, relay sockets close 1001).
  */
@@ -16,6 +18,7 @@ import type { Env, SvcProxyOptions } from '../../src/config/options.ts';
 import { createSvcProxy, type SvcProxy } from '../../src/proxy.ts';
 import { bindAddress, isLoopbackBind, loadEnv } from '../env.ts';
 import { enterBasePath, normaliseBasePath } from './base_path.ts';
+import { isGatewayPath, pathOf } from './gateway_paths.ts';
 import { createNodeHandler } from './handler.ts';
 import { nodeOutbound } from './outbound.ts';
 import { NODE_SERVER_TIMEOUTS, notFound } from './server.ts';
@@ -92,10 +95,13 @@ export function createSvcServer(init: SvcServerOptions = {}): SvcServer {
   const distDir = defaultDist(init.distDir);
   const handler = createNodeHandler(proxy);
   const serveStatic = distDir ? createStaticHandler(distDir) : notFound;
+  // a gateway path the proxy did not claim (a route not mounted) is 404, never index.html
+  const unclaimed = (req: IncomingMessage, res: ServerResponse) =>
+    isGatewayPath(proxy.config, pathOf(req.url)) ? notFound(req, res) : serveStatic(req, res);
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     if (!enterBasePath(req, basePath)) return void notFound(req, res);
-    void handler.handleRequest(req, res, () => void serveStatic(req, res));
+    void handler.handleRequest(req, res, () => void unclaimed(req, res));
   };
   const server = createServer(NODE_SERVER_TIMEOUTS, onRequest);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -3,7 +3,9 @@
  * server host), "What the service does" 6.
  *
  * `configureServer` (and `configurePreviewServer`, so `vite preview` serves the same routes)
- * mounts the shared node handler before Vite's own middleware, and listens for upgrades on the
+ * mounts the shared node handler before Vite's own middleware (a path under the gateway's prefix
+ * it does not claim is the host's 404, never Vite's index.html fallback: SPEC "Endpoints"), and
+ * listens for upgrades on the
  * dev server's http server for the relay path only (Vite's HMR socket is left to Vite).
  * Environment: the env files read with an empty prefix (`loadEnv(mode, envDir, '')`), the process
  * environment winning. Vite's allowed hosts join allowedHosts (`true` means '*'); a loopback bind
@@ -20,7 +22,9 @@ import type { Duplex } from 'node:stream';
 import type { Env, SvcProxyOptions } from '../../src/config/options.ts';
 import { createSvcProxy } from '../../src/proxy.ts';
 import { isLoopbackBind } from '../env.ts';
+import { isGatewayPath, pathOf } from '../node/gateway_paths.ts';
 import { createNodeHandler } from '../node/handler.ts';
+import { notFound } from '../node/server.ts';
 import { nodeOutbound } from '../node/outbound.ts';
 
 /** The part of Vite's resolved config the plugin reads. */
@@ -115,7 +119,12 @@ async function mount(
     throw new Error(`REFUSING TO SERVE: ${proxy.config.refusal}`);
   }
   const handler = createNodeHandler(proxy);
-  server.middlewares.use((req, res, next) => void handler.handleRequest(req, res, next));
+  // a gateway path the proxy did not claim (a route not mounted) is 404, never Vite's index.html
+  const unclaimed = (req: IncomingMessage, res: ServerResponse, next: () => void) =>
+    isGatewayPath(proxy.config, pathOf(req.url)) ? void notFound(req, res) : next();
+  server.middlewares.use((req, res, next) =>
+    void handler.handleRequest(req, res, () => unclaimed(req, res, next))
+  );
   const http = server.httpServer as Server | null;
   http?.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     handler.handleUpgrade(req, socket, head);

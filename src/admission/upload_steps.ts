@@ -19,17 +19,22 @@ export const accountUpload: Step<S> = {
   step: 13,
   check: 'useraccount upload with the gate on is an account-level operation',
   run(s) {
-    if (UPLOAD_PATHS[uploadPath(s)] !== 'account' || s.core.config.auth.state !== 'on') return null;
+    if (UPLOAD_PATHS[uploadPath(s)]?.scope !== 'account' || s.core.config.auth.state !== 'on') {
+      return null;
+    }
     return refusal('AccountOperationBlocked', 'Account uploads are not available here');
   },
 };
 
-/** Bot-scoped uploads name exactly one botID (any spelling): 400 InvalidRequest; it joins the named bots. */
+/**
+ * Bot-scoped uploads name exactly one botID (any spelling, `isBotIdName`): none or two 400
+ * InvalidRequest; the one joins the named bots (the bot fence checks it).
+ */
 export const uploadBot: Step<S> = {
   step: 17,
   check: 'a bot-scoped upload names exactly one botID',
   run(s) {
-    if (UPLOAD_PATHS[uploadPath(s)] !== 'bot') return null;
+    if (UPLOAD_PATHS[uploadPath(s)]?.scope !== 'bot') return null;
     const bots = botIdValues(new URL(s.request!.url).searchParams);
     if (bots.length !== 1) {
       return refusal('InvalidRequest', 'An upload names exactly one botID query parameter');

@@ -112,6 +112,14 @@ export const DEFAULTS = {
   busyRetryAfterSeconds: 5,
   /** Oversize body: the socket is destroyed this long after the 413 if the caller keeps sending. */
   oversizeDestroyMs: 250,
+  /**
+   * Deno host: connections answered with `connection: close` (the oversize 413) are remembered by
+   * peer address and port this long, at most closingConnectionsMax of them (the oldest forgotten
+   * first); a request that still arrives on one is dropped, never routed. Deno.serve keeps a
+   * connection open whatever the answer says, and gives a handler no socket to end.
+   */
+  closingConnectionMs: 60_000,
+  closingConnectionsMax: 4096,
   /** Node server shutdown (SIGTERM): connections still open this long after are cut. */
   shutdownGraceMs: 10_000,
 

@@ -5,36 +5,45 @@
 import type { ResolvedConfig } from '../config/resolved.ts';
 import { type Refusal, refusal } from './error_codes.ts';
 import type { SvcRequest } from './request.ts';
+import { type HostValue, isLoopbackHostName, parseHost } from './host_header.ts';
 
-/** The name part of a `host[:port]` value, lowercased, brackets kept for IPv6. */
-function hostName(host: string): string {
-  const lower = host.toLowerCase();
-  if (lower.startsWith('[')) return lower.slice(0, lower.indexOf(']') + 1);
-  const colon = lower.lastIndexOf(':');
-  return colon === -1 ? lower : lower.slice(0, colon);
-}
-
-/** true for localhost, *.localhost, 127.0.0.0/8 and [::1]. */
+/** true for localhost, *.localhost, 127.0.0.0/8 and [::1] (`host` a `host[:port]` value). */
 export function isLoopbackName(host: string): boolean {
-  const name = hostName(host);
-  return name === 'localhost' || name.endsWith('.localhost') || name === '[::1]' ||
-    /^127(\.\d{1,3}){3}$/.test(name);
+  const parsed = parseHost(host);
+  return parsed !== null && isLoopbackHostName(parsed.name);
 }
 
-/** Whether the Host header is one an entry answers: an entry without port matches any port. */
-function hostMatches(host: string, entry: string): boolean {
-  const h = host.toLowerCase();
-  if (h === entry) return true;
-  const entryHasPort = /:\d+$/.test(entry) && !entry.endsWith(']');
-  return !entryHasPort && hostName(h) === entry;
+/** Parsed allowedHosts entries, once per resolved configuration. */
+const parsedEntries = new WeakMap<readonly string[], readonly HostValue[]>();
+
+function entriesOf(allowedHosts: readonly string[]): readonly HostValue[] {
+  let parsed = parsedEntries.get(allowedHosts);
+  if (parsed === undefined) {
+    // an entry that is no host never matches anything
+    parsed = allowedHosts.map(parseHost).filter((h): h is HostValue => h !== null);
+    parsedEntries.set(allowedHosts, parsed);
+  }
+  return parsed;
 }
 
-/** Step 1: 403 ProxyHostForbidden unless the Host header is answered here. */
+/** Whether the Host value is one an entry answers: an entry without port matches any port. */
+function hostMatches(host: HostValue, entry: HostValue): boolean {
+  return host.name === entry.name && (entry.port === null || entry.port === host.port);
+}
+
+/**
+ * Step 1: 403 ProxyHostForbidden unless the Host header is answered here. Where the check
+ * applies (allowedHosts is not null), the Host header must be present and be one host with an
+ * optional numeric port (`parseHost`); a loopback name then passes, else it must match an entry.
+ */
 export function checkHost(config: ResolvedConfig, request: SvcRequest): Refusal | null {
-  const host = request.headers.get('host') ?? new URL(request.url).host;
-  if (isLoopbackName(host)) return null;
   if (config.allowedHosts === null) return null;
-  if (config.allowedHosts.some((entry) => hostMatches(host, entry))) return null;
+  const value = request.headers.get('host');
+  const host = value === null ? null : parseHost(value);
+  if (host !== null) {
+    if (isLoopbackHostName(host.name)) return null;
+    if (entriesOf(config.allowedHosts).some((entry) => hostMatches(host, entry))) return null;
+  }
   return refusal('ProxyHostForbidden', 'This deployment does not answer to that host');
 }
 

@@ -1,8 +1,9 @@
 /**
  * POST /svc/api/filestorage/upload/{bot,livechat,plugin,widget,useraccount}:
  * SPEC "Route table" and "Forwarding rules" (authorization plus the request's
- * content-type, nothing else; the body streamed under the 25 MiB ceiling; the
- * upstream's answer piped back with its status).
+ * content-type, nothing else; the query string rebuilt from the parameters the
+ * path takes; the body streamed under the 25 MiB ceiling; the upstream's answer
+ * piped back with its status).
  */
 import { runSteps } from '../admission/chain.ts';
 import { newState } from '../admission/graphql_state.ts';
@@ -17,7 +18,7 @@ import { methodNotAllowed, refusalResponse } from '../http/responses.ts';
 import { applySecurityHeaders } from '../http/security_headers.ts';
 import { answerTooLarge, fetchWithDeadline } from '../upstream/outbound.ts';
 import { pipedAnswer } from '../upstream/piped_answer.ts';
-import { UPLOAD_PATHS } from './rest_uploads.ts';
+import { UPLOAD_PATHS, type UploadRoute, uploadSearch } from './rest_uploads.ts';
 
 /** Handles every path under the api prefix (`rest` is the part after the prefix). */
 export async function handleRest(
@@ -27,7 +28,8 @@ export async function handleRest(
   cors: Record<string, string>,
 ): Promise<Response> {
   const refuse = (r: Refusal) => refusalResponse({ ...r, headers: { ...r.headers, ...cors } });
-  if (!UPLOAD_PATHS[rest]) {
+  const route = Object.hasOwn(UPLOAD_PATHS, rest) ? UPLOAD_PATHS[rest] : undefined;
+  if (!route) {
     return refuse(refusal('RestPathNotAllowed', 'Only the file uploads are forwarded here'));
   }
   if (request.method !== 'POST') return methodNotAllowed(['POST']);
@@ -36,7 +38,7 @@ export async function handleRest(
   const release = core.restInFlight.tryAcquire();
   if (!release) return refuse(busy('uploads'));
   try {
-    return await forwardUpload(core, request, rest, cors, refuse);
+    return await forwardUpload(core, request, rest, route, cors, refuse);
   } finally {
     release();
   }
@@ -46,6 +48,7 @@ async function forwardUpload(
   core: Core,
   request: Request,
   rest: string,
+  route: UploadRoute,
   cors: Record<string, string>,
   refuse: (r: Refusal) => Response,
 ): Promise<Response> {
@@ -60,7 +63,8 @@ async function forwardUpload(
   if (type) headers['content-type'] = type;
   const sent = requestBodyOf(request);
   const capped = sent ? cappedStream(sent, limit) : null;
-  const url = `${core.config.upstream}/api${rest}${new URL(request.url).search}`;
+  const search = uploadSearch(route, new URL(request.url).searchParams);
+  const url = `${core.config.upstream}/api${rest}${search}`;
   const outcome = await fetchWithDeadline(
     core.fetch,
     url,

@@ -75,6 +75,12 @@ async function staticRules(t: Deno.TestContext, origin: string, base: string) {
     assert.equal(deep.headers.get('cache-control'), 'no-cache');
     const docs = await fetch(`${origin}${base}/docs/`);
     assert.match(await docs.text(), /<title>docs/);
+    // the gateway's prefix never falls back (SPEC "Endpoints"), however the path is spelled
+    for (const target of ['/svc/publishing/config', '/%73vc/publishing/config', '//svc/auth/x']) {
+      const res = await rawGet(origin, `${base}${target}`);
+      assert.equal(res.status, 404, `${target}: ${res.body}`);
+      assert.doesNotMatch(res.body, /<title>/, target);
+    }
     for (const path of ['/missing.js', '/assets/gone-123.css', '/favicon.ico']) {
       const res = await fetch(`${origin}${base}${path}`);
       assert.equal(res.status, 404, path);

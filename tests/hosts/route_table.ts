@@ -109,6 +109,31 @@ export const ROUTE_TABLE: readonly RouteRow[] = [
     },
   },
   {
+    name: "a route that is not mounted is the host's 404, never the app's index.html",
+    async run(host) {
+      // gate off, no ADMIN_PASSWORD: auth, publishing and admin are not mounted (SPEC "Endpoints")
+      for (
+        const [method, path] of [
+          ['GET', '/svc/publishing/config'],
+          ['POST', '/svc/publishing/posts'],
+          ['GET', '/svc/auth/bots'],
+          ['GET', '/svc/admin'],
+          ['GET', '/svc/elsewhere/page'],
+        ]
+      ) {
+        const res = await fetch(urlOf(host, path), {
+          method,
+          headers: { accept: 'text/html' },
+          body: method === 'POST' ? '{}' : undefined,
+        });
+        const text = await res.text();
+        assert.equal(res.status, 404, `${method} ${path}: ${text.slice(0, 80)}`);
+        assert.doesNotMatch(text, /<!doctype|<html|<title/i, `${method} ${path}`);
+        assertSecurityHeaders(res);
+      }
+    },
+  },
+  {
     name: 'other methods on the GraphQL route: 405 with allow and an empty body',
     async run(host) {
       const res = await fetch(urlOf(host, '/svc/graphql'), { method: 'PUT', body: 'x' });

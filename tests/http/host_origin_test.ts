@@ -8,10 +8,12 @@ import {
   assertNothingReached,
   assertRefusal,
   assertSecurityHeaders,
+  forwarded,
   postGraphql,
   rawRequest,
 } from '../helpers/assertions.ts';
 import { HOSTS } from '../helpers/gateway.ts';
+import { exchange } from '../helpers/raw_socket.ts';
 import { withGateway } from '../helpers/setup.ts';
 
 const Q = JSON.stringify({ query: '{ currentUser { id } }' });
@@ -100,6 +102,15 @@ for (const kind of HOSTS) {
         });
         assert.equal(same.status, 200, 'Fetch Metadata same-origin passes');
         await same.body?.cancel();
+        const before = forwarded(sandbox).length;
+        const typed = await postGraphql(gateway.url, Q, {
+          origin: 'https://evil.example',
+          'sec-fetch-site': 'none',
+        });
+        assert.equal(typed.status, 200, 'Fetch Metadata none (typed or bookmarked) passes');
+        assert.equal(typed.headers.get('access-control-allow-origin'), null, 'and gets no CORS');
+        await typed.body?.cancel();
+        assert.equal(forwarded(sandbox).length, before + 1, 'it reached the upstream');
         const bare = await postGraphql(gateway.url, Q);
         assert.equal(bare.status, 200, 'no Origin and no Fetch Metadata passes');
         await bare.body?.cancel();
@@ -135,6 +146,18 @@ for (const kind of HOSTS) {
           upgrade('/svc/graphql', '\r\nsec-websocket-protocol: graphql-ws'),
         );
         assert.equal(noProtocol.status, 403);
+        // an upgrade on another path is not claimed: Deno's own 404, the Node server destroys it
+        for (const path of ['/svc/elsewhere', '/svc/graphql/x', '/other']) {
+          const unclaimed = await exchange(
+            gateway.url,
+            [`${upgrade(path, '\r\nsec-websocket-protocol: graphql-transport-ws')}\r\n\r\n`],
+            { answers: 1 },
+          );
+          assert.ok(!unclaimed.statuses.includes(101), `${path}: ${unclaimed.text}`);
+          if (kind === 'deno') assert.deepEqual(unclaimed.statuses, [404], path);
+          else assert.equal(unclaimed.text, '', `${path}: destroyed without an answer`);
+          assert.ok(unclaimed.closedByServer || kind === 'deno', path);
+        }
       });
     });
   });

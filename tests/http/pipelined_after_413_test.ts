@@ -1,0 +1,54 @@
+/**
+ * Nothing is served on a connection after its 413 (SPEC "Size and capacity": the 413 is sent
+ * with connection: close), on both hosts, over raw TCP sockets: an oversize body (declared, or
+ * chunked past the ceiling) followed on the same connection by a well-formed GraphQL request;
+ * the second reaches no route and nothing reaches the upstream. The Deno host's tracker of
+ * closing connections is filled past its bound in tests/hosts/deno_closing_connections_test.ts.
+ */
+import assert from 'node:assert/strict';
+import { assertNothingReached } from '../helpers/assertions.ts';
+import { HOSTS } from '../helpers/gateway.ts';
+import { exchange } from '../helpers/raw_socket.ts';
+import { withGateway } from '../helpers/setup.ts';
+
+const Q = JSON.stringify({ query: '{ currentUser { id } }' });
+const OVER = 2 * 1024 * 1024 + 64 * 1024;
+
+function head(host: string, framing: string): string {
+  return `POST /svc/graphql HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\n${framing}\r\n\r\n`;
+}
+
+/** The oversize request's bytes: declared by content-length, or chunked past the ceiling. */
+function oversize(host: string, shape: 'declared' | 'chunked'): Uint8Array[] {
+  const enc = (s: string) => new TextEncoder().encode(s);
+  if (shape === 'declared') {
+    return [enc(head(host, `content-length: ${OVER}`)), new Uint8Array(OVER).fill(32)];
+  }
+  const piece = new Uint8Array(64 * 1024).fill(32);
+  const parts = [enc(head(host, 'transfer-encoding: chunked'))];
+  for (let sent = 0; sent < OVER; sent += piece.byteLength) {
+    parts.push(enc(`${piece.byteLength.toString(16)}\r\n`), piece, enc('\r\n'));
+  }
+  parts.push(enc('0\r\n\r\n'));
+  return parts;
+}
+
+for (const kind of HOSTS) {
+  Deno.test(`[${kind}] a request pipelined behind an oversize body reaches nothing`, async () => {
+    await withGateway(kind, {}, async ({ sandbox, gateway }) => {
+      const host = new URL(gateway.url).host;
+      const next = `${head(host, `content-length: ${Q.length}`)}${Q}`;
+      const alone = await exchange(gateway.url, [next], { answers: 1 });
+      assert.deepEqual(alone.statuses, [200], 'the second request on its own is forwarded');
+      for (const shape of ['declared', 'chunked'] as const) {
+        await assertNothingReached(sandbox, async () => {
+          const res = await exchange(gateway.url, [...oversize(host, shape), next]);
+          assert.equal(res.statuses[0], 413, `${shape}: ${res.text.slice(0, 200)}`);
+          assert.ok(!res.statuses.includes(200), `${shape}: ${res.statuses}`);
+          assert.ok(!res.text.includes('currentUser'), `${shape}: no answer of a route`);
+          assert.ok(res.closedByServer, `${shape}: the gateway ends the connection`);
+        });
+      }
+    });
+  });
+}
