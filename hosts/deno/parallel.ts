@@ -15,6 +15,7 @@
  *   printed by the workers that load before the process exits 1.
  * - SIGTERM: the runtime stops accepting and lets in-flight requests finish; each worker closes
  *   its proxy (relay sockets 1001, shared socket counts given back).
+ * - Metrics: a scrape of any worker answers for the whole process (parallel_metrics.ts).
  * - The workers are threads of one process: tenant limits hold across them, and across
  *   processes, only through the backend (src/shared_limits/).
  */
@@ -22,16 +23,26 @@ import { createSvcProxy } from '../../mod.ts';
 import { isLoopbackName } from '../../src/http/host_origin.ts';
 import { bindAddress, isLoopbackBind, loadEnv } from '../env.ts';
 import { denoOutbound } from './outbound.ts';
+import { createIsolateMetrics } from './parallel_metrics.ts';
 import { denoHandler } from './server.ts';
 
 const env = loadEnv(Deno.env.toObject());
 const loopbackOnly = isLoopbackBind(bindAddress(env).host);
-const proxy = createSvcProxy({ loopbackOnly, ...denoOutbound() }, env);
+/** The workers `deno serve --parallel` runs: DENO_JOBS, else one per core. */
+const workers = Number(Deno.env.get('DENO_JOBS')) || navigator.hardwareConcurrency;
+const metrics = createIsolateMetrics(workers, () => proxy.metricsText());
+const proxy = createSvcProxy(
+  { loopbackOnly, ...denoOutbound(), metricsDeployment: metrics.deployment },
+  env,
+);
 if (proxy.config.refusal) {
   for (const line of proxy.startupLines) console.log(line);
   Deno.exit(1);
 }
-Deno.addSignalListener('SIGTERM', () => void proxy.close());
+Deno.addSignalListener('SIGTERM', () => {
+  metrics.close();
+  void proxy.close();
+});
 
 export default {
   fetch: denoHandler(proxy),
@@ -44,7 +55,6 @@ export default {
       Deno.exit(1);
     }
     for (const line of proxy.startupLines) console.log(line);
-    const workers = Number(Deno.env.get('DENO_JOBS')) || navigator.hardwareConcurrency;
     const shown = hostname.includes(':') ? `[${hostname}]` : hostname;
     console.log(`svc-gateway listening on http://${shown}:${port} (${workers} workers)`);
   },
