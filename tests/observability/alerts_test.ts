@@ -14,7 +14,9 @@ if (unavailable) console.log(`alert rules tests skipped: ${unavailable}`);
 
 /** The alert names of a rules or rules-test file. */
 function alertNames(text: string, key: 'alert' | 'alertname'): Set<string> {
-  return new Set([...text.matchAll(new RegExp(`^\\s*-?\\s*${key}: (\\w+)$`, 'gm'))].map((m) => m[1]));
+  return new Set(
+    [...text.matchAll(new RegExp(`^\\s*-?\\s*${key}: (\\w+)$`, 'gm'))].map((m) => m[1]),
+  );
 }
 
 Deno.test({
