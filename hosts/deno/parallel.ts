@@ -4,12 +4,12 @@
  * them). The same handler as `deno task serve` (server.ts `denoHandler`): health, host and origin
  * checks, the GraphQL route and the WebSocket relay (Deno.upgradeWebSocket) work unchanged.
  *
- *   HOST=127.0.0.1 deno task serve:parallel --host 127.0.0.1 --port 8000
+ *   deno task serve:parallel [--workers N|auto]      (parallel_run.ts: HOST, PORT, WORKERS)
  *
- * - Bind: `deno serve` takes --host/--port (default 0.0.0.0:8000); HOST (default 127.0.0.1)
- *   tells the configuration whether the bind is loopback, as `deno task serve` does. A bind that
- *   is not loopback while HOST said it was is refused (REFUSING TO SERVE, exit 1): open mode
- *   must never be served past loopback by mistake.
+ * - Bind: `deno serve` takes --host/--port (default 0.0.0.0:8000; the task passes HOST and PORT);
+ *   HOST (default 127.0.0.1) tells the configuration whether the bind is loopback, as
+ *   `deno task serve` does. A bind that is not loopback while HOST said it was is refused
+ *   (REFUSING TO SERVE, exit 1): open mode must never be served past loopback by mistake.
  * - One startup report: the runtime calls `onListen` in one worker only; that worker prints the
  *   startup lines and `svc-gateway listening on <url> (N workers)`. A refused configuration is
  *   printed by the workers that load before the process exits 1.
