@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { startSandbox, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
 import { ROOT, startChildProcess, startHostProcess } from '../../scripts/host_process.ts';
 import { sandboxEnv } from '../helpers/setup.ts';
+import { childPids } from '../../scripts/bench/proc.ts';
 import { eventually } from '../shared_limits/helpers.ts';
 import { freshFetch, postsSpread, sample } from './helpers.ts';
 
@@ -20,12 +21,6 @@ const REQ = 'svc_requests_total{route="graphql",status="200"}';
 
 function metricsEnv(env: Record<string, string | undefined>): Record<string, string> {
   return { ...env as Record<string, string>, METRICS: '1', HOST: '127.0.0.1', PORT: '0' };
-}
-
-/** Child pids of `pid` (its main thread's children), from /proc. */
-async function childrenOf(pid: number): Promise<number[]> {
-  const text = await Deno.readTextFile(`/proc/${pid}/task/${pid}/children`).catch(() => '');
-  return text.trim().split(/\s+/).filter((p) => p !== '').map(Number);
 }
 
 /** A scrape on a connection of its own, given up after 3 s (it may land on a stopped worker). */
@@ -58,11 +53,11 @@ Deno.test('svc-gateway --workers 2: a killed worker keeps its counts, a stalled 
     assert.deepEqual(new Set(await postsSpread(host.url, OK, sent)), new Set([200]));
     assert.equal(sample(await answeredScrape(host.url), REQ), sent);
 
-    const [first] = await childrenOf(host.pid);
+    const [first] = await childPids(host.pid);
     Deno.kill(first, 'SIGKILL');
     assert.ok(
       await eventually(async () => {
-        const now = await childrenOf(host.pid);
+        const now = await childPids(host.pid);
         return now.length === 2 && !now.includes(first);
       }, 10_000),
       'a new worker took its place',
@@ -78,7 +73,7 @@ Deno.test('svc-gateway --workers 2: a killed worker keeps its counts, a stalled 
 
     // SIGSTOP one worker: the other answers after the bounded wait, the stopped one missing
     // and counted with its last text
-    const [victim] = await childrenOf(host.pid);
+    const [victim] = await childPids(host.pid);
     Deno.kill(victim, 'SIGSTOP');
     stopped.push(victim);
     const stalled = await answeredScrape(host.url);

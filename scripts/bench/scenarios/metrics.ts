@@ -4,10 +4,10 @@
  * document at concurrency 32, ROUNDS interleaved rounds. The figure per host is req/s with
  * metrics on x req/s with metrics off, per round (min..max over rounds); then each host's pair
  * loaded together in paired slices (paired.ts). With workers (docs/operations.md "Metrics of a
- * worker deployment"): the Node host with WORKERS=2, metrics off against metrics on while a
- * scraper (../scraper.ts) reads /svc/metrics every SCRAPE_EVERY_MS, in paired slices (req/s only:
- * a worker deployment's CPU is in its workers, not the primary the bench reads), and how long
- * those scrapes took.
+ * worker deployment"): the Node host with WORKERS=2, metrics on against off, then metrics on
+ * while a scraper (../scraper.ts) reads /svc/metrics every SCRAPE_EVERY_MS against metrics on, in
+ * paired slices (req/s only: a worker deployment's CPU is in its workers, not the primary the
+ * bench reads), and how long those scrapes took.
  */
 import {
   type BenchContext,
@@ -19,35 +19,43 @@ import {
   type Target,
 } from '../scenario.ts';
 import { startFixedUpstream, targetsBody } from './targets.ts';
-import { range, ROUNDS } from '../rounds.ts';
+import { FIRST_WARMUP_S, range, ROUNDS } from '../rounds.ts';
 import { measurePaired, PAIRED_NOTE } from '../paired.ts';
 import { startScraper } from '../scraper.ts';
+import { childPids } from '../proc.ts';
 
 /** The scraper's interval with workers, ms (a Prometheus at 1 s: far more often than usual). */
 const SCRAPE_EVERY_MS = 1_000;
 
-/** The workers pair: Node with WORKERS=2, metrics off x on and scraped; the scrapes' figures. */
+/**
+ * The workers pairs: Node with WORKERS=2, metrics on x off, then metrics on and scraped x on (the
+ * cost of a deployment scrape); the scrapes' figures.
+ */
 async function workersPair(context: BenchContext, off: Record<string, string>, body: string) {
+  const on = { ...off, METRICS: '1' };
   const targets: Target[] = [];
-  for (const [label, env] of [['off', off], ['on', { ...off, METRICS: '1' }]] as const) {
+  for (const [label, env] of [['off', off], ['on', on], ['scraped', on]] as const) {
     const gateway = await context.startGateway({ kind: 'node', env: { ...env, WORKERS: '2' } });
+    for (const worker of await childPids(gateway.pid)) await context.placeServer(worker);
     targets.push({
       label: `node x2 ${label}`,
       url: `${gateway.url}/svc/graphql`,
       pid: gateway.pid,
     });
   }
+  const metered = await measurePaired(context, targets[0], targets[1], body);
+  // the scraped gateway comes fresh to its pair: as warm as the other first (unmeasured)
+  await context.measure(targets[2], body, 16, 2 * FIRST_WARMUP_S);
   const scraper = startScraper(
-    targets[1].url.replace('/svc/graphql', '/svc/metrics'),
+    targets[2].url.replace('/svc/graphql', '/svc/metrics'),
     SCRAPE_EVERY_MS,
   );
-  const paired = await measurePaired(context, targets[0], targets[1], body);
+  const scraped = await measurePaired(context, targets[1], targets[2], body);
   const scrapes = await scraper.stop();
   return {
-    measurements: paired.measurements,
-    ranges: paired.ranges.filter((r) => r.figure.includes('req/s')),
-    note:
-      `node x2 on: scraped every ${SCRAPE_EVERY_MS} ms under load: ${scrapes.scrapes} scrapes ` +
+    measurements: [...metered.measurements, ...scraped.measurements],
+    ranges: [...metered.ranges, ...scraped.ranges].filter((r) => r.figure.includes('req/s')),
+    note: `node x2 scraped: every ${SCRAPE_EVERY_MS} ms under load: ${scrapes.scrapes} scrapes ` +
       `(${scrapes.failed} failed), median ${scrapes.medianMs.toFixed(1)} ms, max ` +
       `${scrapes.maxMs.toFixed(1)} ms`,
   };
