@@ -2,7 +2,8 @@
  * The shipped alert rules (ops/svc-gateway.rules.yml; docs/operations.md "Alerts and dashboard")
  * under Debian's promtool: they load (`promtool check rules`), and each alert fires for input
  * series that should page and stays quiet for ones that should not (`promtool test rules` over
- * alerts.test.yml, which has a case for every alert of the file).
+ * alerts.test.yml, which has a case for every alert of the file); the npm package ships them
+ * (`deno task build:npm` first).
  */
 import assert from 'node:assert/strict';
 import { ROOT } from '../../scripts/host_process.ts';
@@ -37,4 +38,16 @@ Deno.test({
     const tested = await promtool('test', 'rules', TESTS_FILE);
     assert.ok(tested.ok, tested.output);
   },
+});
+
+Deno.test('the npm package ships ops/ (the rules and the dashboard, as in the repository)', async () => {
+  const pkg = JSON.parse(await Deno.readTextFile(`${ROOT}npm/package.json`));
+  assert.ok(pkg.files.includes('ops'), pkg.files.join(', '));
+  for (const name of ['svc-gateway.rules.yml', 'svc-gateway.dashboard.json']) {
+    assert.equal(
+      await Deno.readTextFile(`${ROOT}npm/ops/${name}`),
+      await Deno.readTextFile(`${ROOT}ops/${name}`),
+      name,
+    );
+  }
 });
