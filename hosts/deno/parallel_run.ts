@@ -2,10 +2,12 @@
  * `deno task serve:parallel [--workers N|auto]`: the Deno host's worker mode in one command, like
  * the Node host's `svc-gateway --workers`. Runs `deno serve --parallel` over parallel.ts with the
  * bind and worker count of the environment (process over ./.env): HOST (default 127.0.0.1), PORT
- * (default 8000), `--workers` or WORKERS (default `auto`: one per core; else DENO_JOBS).
+ * (default 8000), `--workers` or WORKERS (1..DEFAULTS.workersMax, or `auto`: one per core, the
+ * default, or DENO_JOBS when set).
  * SIGTERM and SIGINT are passed on; exits with the server's code. A usage error exits 2.
  */
 import { parseArgs } from 'node:util';
+import { DEFAULTS } from '../../src/config/defaults.ts';
 import { bindAddress, loadEnv } from '../env.ts';
 
 const USAGE = 'usage: deno task serve:parallel [--workers N|auto]';
@@ -13,7 +15,7 @@ const USAGE = 'usage: deno task serve:parallel [--workers N|auto]';
 function workersOf(value: string | undefined): string | null {
   const given = value?.trim().toLowerCase();
   if (!given || given === 'auto') return null;
-  if (!/^\d+$/.test(given) || Number(given) < 1) {
+  if (!/^\d+$/.test(given) || Number(given) < 1 || Number(given) > DEFAULTS.workersMax) {
     console.error(`svc-gateway: --workers (or WORKERS) is a whole number or 'auto'\n${USAGE}`);
     Deno.exit(2);
   }

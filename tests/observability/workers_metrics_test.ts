@@ -115,3 +115,17 @@ Deno.test('deno task serve:parallel (2 workers): every scrape answers for both i
     await sandbox.close();
   }
 });
+
+Deno.test('deno task serve:parallel: a bad worker count is a usage error (exit 2)', async () => {
+  for (const args of [['--workers', 'x'], ['--workers', '65'], ['--bogus']]) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ['task', '-q', `--config=${ROOT}deno.json`, 'serve:parallel', ...args],
+      env: { HOST: '127.0.0.1', PORT: '0' },
+      stdout: 'piped',
+      stderr: 'piped',
+      signal: AbortSignal.timeout(20_000),
+    }).output();
+    assert.equal(out.code, 2, args.join(' '));
+    assert.match(new TextDecoder().decode(out.stderr), /usage: deno task serve:parallel/);
+  }
+});
