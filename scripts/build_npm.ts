@@ -2,7 +2,8 @@
  * `deno task build:npm`: emits the npm package into npm/ with the TypeScript
  * compiler (ESM + .d.ts, relative `.ts` imports rewritten to `.js`), writes its
  * package.json (the exports map from EXPORTS, bin `svc-gateway`), the bin
- * launcher and the package's README (from hosts/PACKAGE_README.md).
+ * launcher, the package's README (from hosts/PACKAGE_README.md) and the operator files of ops/
+ * (alert rules, dashboard).
  * The sources stay the single truth: npm/ is build output (git-ignored).
  */
 import {
@@ -39,6 +40,8 @@ const BINS: Record<string, string> = { 'svc-gateway': 'hosts/node/main.ts' };
 const PEERS: Record<string, string> = { vite: '>=7' };
 /** The package's README, a source file of the repository. */
 const README = 'hosts/PACKAGE_README.md';
+/** Operator files shipped in the package (a folder of the repository, copied whole). */
+const OPS = 'ops';
 
 const emittedJs = (source: string) => `./esm/${source.replace(/\.ts$/, '.js')}`;
 const emittedTypes = (source: string) => `./esm/${source.replace(/\.ts$/, '.d.ts')}`;
@@ -120,6 +123,11 @@ for (const [name, source] of Object.entries(BINS)) {
   );
 }
 copyFileSync(join(root, README), join(out, 'README.md'));
+// The alert rules and the dashboard (docs/operations.md "Alerts and dashboard"), shipped as is.
+mkdirSync(join(out, OPS), { recursive: true });
+for (const name of readdirSync(join(root, OPS))) {
+  if (!name.endsWith('.md')) copyFileSync(join(root, OPS, name), join(out, OPS, name));
+}
 const pkg = {
   name: 'svc-gateway',
   version: '0.1.0',
@@ -133,7 +141,7 @@ const pkg = {
       [subpath, source],
     ) => [subpath, { types: emittedTypes(source), default: emittedJs(source) }]),
   ),
-  files: ['esm', 'bin', 'README.md'],
+  files: ['esm', 'bin', OPS, 'README.md'],
   dependencies: Object.fromEntries(runtimeDeps.map((d) => [d, pinned(d)])),
   peerDependencies: PEERS,
   peerDependenciesMeta: Object.fromEntries(

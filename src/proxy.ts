@@ -33,6 +33,7 @@ import { createLogger, envelopeCode } from './observability/log.ts';
 import { createTracing } from './observability/tracing.ts';
 import { knownText } from './http/preread.ts';
 import { metricsResponse } from './observability/metrics_route.ts';
+import { eventLoopLagMs, processLines } from './observability/process_metrics.ts';
 import { routeOf } from './observability/route_names.ts';
 import { openWsUpstream, type RelaySocket, type RelayStats } from './ws/mod.ts';
 
@@ -72,6 +73,12 @@ export interface SvcProxy {
   upgrade(request: Request, conn?: ConnInfo): UpgradeDecision;
   /** Hands an upgraded browser socket to the relay (right after `upgrade` accepted, same tick). */
   acceptSocket(socket: RelaySocket): void;
+  /**
+   * This process's metrics exposition (gauges read now, event-loop lag measured), or null when
+   * metrics are off: what a worker deployment's host sends the worker answering a scrape
+   * (docs/operations.md "Metrics of a worker deployment").
+   */
+  metricsText(): Promise<string | null>;
   /** Internal counters (tests and benchmarks read them). */
   stats(): {
     graphqlInFlight: number;
@@ -173,7 +180,17 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       resourceBindings: core.resourceFence.size,
       tenantsTracked: core.tenants.size,
       sharedLimitsFallback: tenants.fallback ? 1 : 0,
+      relayMaxSockets: config.wsMaxSockets,
     };
+  };
+  const ownText = async (): Promise<string | null> => {
+    if (!core.metrics) return null;
+    const lag = await eventLoopLagMs();
+    return core.metrics.render(gauges()) + processLines(config, lag).join('\n') + '\n';
+  };
+  const exposition = async () => {
+    const own = (await ownText())!;
+    return options.metricsDeployment ? await options.metricsDeployment(own) : own;
   };
   const route = (
     request: Request,
@@ -183,7 +200,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
   ): Routed | Promise<Routed> => {
     if (path === config.httpPath) return handleGraphql(core, request, cors);
     if (core.metrics && path === config.metricsPath) {
-      return metricsResponse(config, core.metrics, gauges, request, conn?.remoteAddress);
+      return metricsResponse(config, exposition, request, conn?.remoteAddress);
     }
     if (admin && under(path, config.adminPath)) {
       return admin(request, path.slice(config.adminPath.length), conn);
@@ -278,6 +295,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       return { kind: 'accept', protocol: 'graphql-transport-ws' };
     },
     acceptSocket: (socket) => relay.accept(socket),
+    metricsText: ownText,
     stats: () => ({
       graphqlInFlight: core.graphqlInFlight.count,
       restInFlight: core.restInFlight.count,

@@ -5,17 +5,18 @@
  * health, host and origin checks, the GraphQL route and the WebSocket relay (Deno.upgradeWebSocket)
  * work unchanged.
  *
- *   HOST=127.0.0.1 deno task serve:parallel --host 127.0.0.1 --port 8000
+ *   deno task serve:parallel [--workers N|auto]      (parallel_run.ts: HOST, PORT, WORKERS)
  *
- * - Bind: `deno serve` takes --host/--port (default 0.0.0.0:8000); HOST (default 127.0.0.1)
- *   tells the configuration whether the bind is loopback, as `deno task serve` does. A bind that
- *   is not loopback while HOST said it was is refused (REFUSING TO SERVE, exit 1): open mode
- *   must never be served past loopback by mistake.
+ * - Bind: `deno serve` takes --host/--port (default 0.0.0.0:8000; the task passes HOST and PORT);
+ *   HOST (default 127.0.0.1) tells the configuration whether the bind is loopback, as
+ *   `deno task serve` does. A bind that is not loopback while HOST said it was is refused
+ *   (REFUSING TO SERVE, exit 1): open mode must never be served past loopback by mistake.
  * - One startup report: the runtime calls `onListen` in one worker only; that worker prints the
  *   startup lines and `svc-gateway listening on <url> (N workers)`. A refused configuration is
  *   printed by the workers that load before the process exits 1.
  * - SIGTERM: the runtime stops accepting and lets in-flight requests finish; each worker closes
  *   its proxy (relay sockets 1001, shared socket counts given back).
+ * - Metrics: a scrape of any worker answers for the whole process (parallel_metrics.ts).
  * - The workers are threads of one process: tenant limits hold across them, and across
  *   processes, only through the backend (src/shared_limits/).
  */
@@ -23,16 +24,26 @@ import { createSvcProxy } from '../../mod.ts';
 import { isLoopbackName } from '../../src/http/host_origin.ts';
 import { bindAddress, isLoopbackBind, loadEnv } from '../env.ts';
 import { denoOutbound } from './outbound.ts';
+import { createIsolateMetrics } from './parallel_metrics.ts';
 import { denoHandler } from './server.ts';
 
 const env = loadEnv(Deno.env.toObject());
 const loopbackOnly = isLoopbackBind(bindAddress(env).host);
-const proxy = createSvcProxy({ loopbackOnly, ...denoOutbound() }, env);
+/** The workers `deno serve --parallel` runs: DENO_JOBS, else one per core. */
+const workers = Number(Deno.env.get('DENO_JOBS')) || navigator.hardwareConcurrency;
+const metrics = createIsolateMetrics(workers, () => proxy.metricsText());
+const proxy = createSvcProxy(
+  { loopbackOnly, ...denoOutbound(), metricsDeployment: metrics.deployment },
+  env,
+);
 if (proxy.config.refusal) {
   for (const line of proxy.startupLines) console.log(line);
   Deno.exit(1);
 }
-Deno.addSignalListener('SIGTERM', () => void proxy.close());
+Deno.addSignalListener('SIGTERM', () => {
+  metrics.close();
+  void proxy.close();
+});
 
 export default {
   fetch: denoHandler(proxy),
@@ -45,7 +56,6 @@ export default {
       Deno.exit(1);
     }
     for (const line of proxy.startupLines) console.log(line);
-    const workers = Number(Deno.env.get('DENO_JOBS')) || navigator.hardwareConcurrency;
     const shown = hostname.includes(':') ? `[${hostname}]` : hostname;
     console.log(`svc-gateway listening on http://${shown}:${port} (${workers} workers)`);
   },

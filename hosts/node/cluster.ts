@@ -11,6 +11,7 @@
  *   most DEFAULTS.workerRestartsPerMinute a minute, then the deployment stops, exit 1).
  * - SIGTERM or SIGINT on the primary: every worker drains (the server host's graceful close) and
  *   exits; the primary exits 0 once they all have.
+ * - Metrics: a scrape of any worker answers for the whole deployment (cluster_metrics.ts).
  * - Tenant limits hold across the workers only through the backend (src/shared_limits/); without
  *   a service-role key each worker has its own, which the startup line says.
  */
@@ -18,6 +19,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import process from 'node:process';
 import { DEFAULTS } from '../../src/config/defaults.ts';
+import { createPrimaryMetrics } from './cluster_metrics.ts';
 
 /** The environment variable naming a worker's index (0 prints the startup lines). */
 export const WORKER_INDEX = 'SVC_WORKER_INDEX';
@@ -63,6 +65,7 @@ export function runPrimary(count: number, log: (line: string) => void = console.
   const restarts: number[] = [];
   let started = false;
   let stopping = false;
+  const metrics = createPrimaryMetrics(count);
 
   const stopAll = (code: number) => {
     if (stopping) return;
@@ -77,8 +80,9 @@ export function runPrimary(count: number, log: (line: string) => void = console.
 
   const fork = (index: number) => {
     const worker = cluster.fork({ [WORKER_INDEX]: String(index) });
+    metrics.started(worker, index);
     worker.on('message', (message: unknown) => {
-      if (!isListening(message)) return;
+      if (metrics.message(worker, message) || !isListening(message)) return;
       listening.set(worker, message.url);
       if (!started && listening.size === count) {
         started = true;
@@ -87,6 +91,7 @@ export function runPrimary(count: number, log: (line: string) => void = console.
     });
     worker.on('exit', (code, signal) => {
       listening.delete(worker);
+      metrics.exited(worker);
       if (stopping) return;
       if (!started) return stopAll(code === 0 ? 1 : code ?? 1);
       const now = Date.now();

@@ -16,6 +16,7 @@ import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { loadEnv } from '../env.ts';
 import { reportListening, runPrimary, workerCount, workerIndex } from './cluster.ts';
+import { createWorkerMetrics } from './cluster_metrics.ts';
 import { createSvcServer } from './svc_server.ts';
 
 const USAGE = 'usage: svc-gateway [--dist DIR] [--workers N|auto]';
@@ -45,15 +46,18 @@ else await serve(args.dist, index, workers);
 async function serve(dist: string | undefined, index: number | null, workers: number) {
   const quiet = index !== null && index > 0;
   const log = quiet ? () => {} : (line: string) => console.log(line);
+  const metrics = index === null ? null : createWorkerMetrics(index, workers);
+  const options = metrics ? { metricsDeployment: metrics.deployment } : undefined;
   const svc = (() => {
     try {
-      return createSvcServer({ distDir: dist, log });
+      return createSvcServer({ distDir: dist, log, options });
     } catch (error) {
       if (!quiet) console.error(`svc-gateway: ${(error as Error).message}`);
       process.exit(1);
     }
   })();
   if (svc.proxy.config.refusal) process.exit(1);
+  metrics?.answer(() => svc.proxy.metricsText());
   if (workers > 1 && !svc.proxy.config.sharedLimits) {
     log(
       `WARNING: ${workers} workers with per-process tenant limits: a tenant gets ${workers} times its minute and sockets (set BACKEND_SERVICE_ROLE_KEY to share them)`,

@@ -40,3 +40,9 @@ export async function residentBytes(pid: number): Promise<number> {
   if (!match) throw new Error(`no VmRSS in /proc/${pid}/status`);
   return Number(match[1]) * 1024;
 }
+
+/** The child pids of `pid` (its main thread's children: a Node primary's workers), from /proc. */
+export async function childPids(pid: number): Promise<number[]> {
+  const text = await Deno.readTextFile(`/proc/${pid}/task/${pid}/children`).catch(() => '');
+  return text.trim().split(/\s+/).filter((p) => p !== '').map(Number);
+}

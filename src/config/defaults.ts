@@ -23,6 +23,15 @@ export const DEFAULTS = {
   /** Traces: how long spans are batched before an export (ms). */
   traceExportDelayMs: 1_000,
   metricsBucketsMs: [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000],
+  /**
+   * A worker deployment's scrape (docs/operations.md "Metrics of a worker deployment"): how long
+   * the answering worker waits for the others (ms; one wait for all, asked at once), the largest
+   * exposition text a worker may send (bytes; larger counts as missing), and scrapes collected at
+   * once (more are answered from the last texts known).
+   */
+  metricsWorkerWaitMs: 1_000,
+  metricsWorkerTextMaxBytes: 1_048_576,
+  metricsScrapesPending: 8,
   tokenEnv: 'SVC_TOKEN',
   /** Built-in upstream address (facts.json upstreamUrls.defaultBase). */
   upstream: 'https://upstream.invalid',

@@ -139,6 +139,12 @@ export interface SvcProxyOptions {
    * The Deno host passes its native WebSocket client (less memory per socket).
    */
   upstreamSocket?: UpstreamFactory;
+  /**
+   * Host hook, not a spec option: a worker deployment's scrape (docs/operations.md "Metrics of a
+   * worker deployment"). Given this process's exposition text, resolves to the deployment's
+   * (the other workers' texts merged in, aggregate.ts). Absent: the scrape answers this process.
+   */
+  metricsDeployment?: (own: string) => Promise<string>;
   /** Host hook, not a spec option: where log lines go (default console.log). */
   log?: (line: string) => void;
 }

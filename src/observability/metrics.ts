@@ -20,7 +20,10 @@
  * - `svc_relay_stall_closes_total{leg,cause}`: sockets closed 1013 by flow control
  *   (docs/operations.md "Slow and vanished peers on the relay").
  * - gauges read at scrape time: in-flight GraphQL and REST calls and their ceilings, relay
- *   sockets, subscriptions and paused directions, resource-fence bindings held, tenant buckets tracked.
+ *   sockets (and their ceiling), subscriptions and paused directions, resource-fence bindings
+ *   held, tenant buckets tracked.
+ * - process series (process_metrics.ts), added by the proxy; a worker deployment's scrape merges
+ *   every worker's text (aggregate.ts).
  */
 import { DEFAULTS } from '../config/defaults.ts';
 
@@ -47,6 +50,8 @@ export interface MetricGauges {
    * processes"), else 0.
    */
   sharedLimitsFallback?: number;
+  /** The relay's socket ceiling (WS_MAX_SOCKETS); the series is left out when absent. */
+  relayMaxSockets?: number;
 }
 
 /** The registry. */
@@ -215,6 +220,9 @@ export function createMetrics(): Metrics {
         ...gaugeLines('svc_rest_in_flight', 'REST upload calls in flight.', g.restInFlight),
         ...gaugeLines('svc_rest_max_concurrent', 'Their ceiling.', g.restMaxConcurrent),
         ...gaugeLines('svc_relay_sockets', 'Relay sockets open.', g.relaySockets),
+        ...(g.relayMaxSockets === undefined
+          ? []
+          : gaugeLines('svc_relay_max_sockets', 'Their ceiling.', g.relayMaxSockets)),
         ...gaugeLines(
           'svc_relay_subscriptions',
           'Subscriptions relayed now.',

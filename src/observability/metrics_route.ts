@@ -15,7 +15,6 @@ import { timingSafeEqual } from 'node:crypto';
 import type { ResolvedConfig } from '../config/resolved.ts';
 import { refusal } from '../http/error_codes.ts';
 import { methodNotAllowed, plainResponse, refusalResponse } from '../http/responses.ts';
-import type { MetricGauges, Metrics } from './metrics.ts';
 
 /** Whether `address` (an IP as hosts report it) is a loopback address. */
 export function isLoopbackAddress(address: string | undefined): boolean {
@@ -43,22 +42,26 @@ export function metricsAllowed(
   return match !== null && sameSecret(match[1], token);
 }
 
-/** The answer to a request on the metrics path. */
+/**
+ * The answer to a request on the metrics path: `exposition()` (this process's text, or the
+ * deployment's, docs/operations.md "Metrics of a worker deployment") once access is granted.
+ */
 export function metricsResponse(
   config: ResolvedConfig,
-  metrics: Metrics,
-  gauges: () => MetricGauges,
+  exposition: () => Promise<string>,
   request: Request,
   remoteAddress: string | undefined,
-): Response {
+): Response | Promise<Response> {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     return methodNotAllowed(['GET', 'HEAD']);
   }
   if (!metricsAllowed(config, request, remoteAddress)) {
     return refusalResponse(refusal('MetricsNotAllowed', 'The metrics are not open to this caller'));
   }
-  const response = plainResponse(200, metrics.render(gauges()));
-  response.headers.set('content-type', 'text/plain; version=0.0.4; charset=utf-8');
-  if (request.method === 'GET') return response;
-  return new Response(null, { status: 200, headers: response.headers });
+  return exposition().then((text) => {
+    const response = plainResponse(200, text);
+    response.headers.set('content-type', 'text/plain; version=0.0.4; charset=utf-8');
+    if (request.method === 'GET') return response;
+    return new Response(null, { status: 200, headers: response.headers });
+  });
 }

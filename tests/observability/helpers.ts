@@ -50,3 +50,32 @@ export async function subscribeToEnd(
     await client.dispose();
   }
 }
+
+/**
+ * `fetch` over a connection of its own (closed after the answer is read whole): a worker
+ * deployment hands each new connection to the next worker, so calls spread over the workers.
+ */
+export async function freshFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  const client = Deno.createHttpClient({});
+  try {
+    const res = await fetch(url, { ...init, client });
+    const body = await res.arrayBuffer();
+    return new Response(body, { status: res.status, headers: res.headers });
+  } finally {
+    client.close();
+  }
+}
+
+/** `count` GraphQL POSTs of `body` to `url`, each on a connection of its own; their statuses. */
+export async function postsSpread(url: string, body: unknown, count: number): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const res = await freshFetch(`${url}/svc/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    statuses.push(res.status);
+  }
+  return statuses;
+}
