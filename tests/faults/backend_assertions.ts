@@ -24,6 +24,9 @@ export function assertFaultPassed(report: FaultReport): void {
   assert.equal(report.after.upstreamConnections, 0, shown);
   const { before, peak, after } = report.memory;
   assert.ok(before > 0 && after > 0, `memory was read: ${shown}`);
-  assert.ok(peak - before <= RSS_PEAK_BOUND, `peak ${peak - before} bytes over the start: ${shown}`);
+  assert.ok(
+    peak - before <= RSS_PEAK_BOUND,
+    `peak ${peak - before} bytes over the start: ${shown}`,
+  );
   assert.ok(after - before <= RSS_GROWTH_BOUND, `ended ${after - before} bytes up: ${shown}`);
 }
