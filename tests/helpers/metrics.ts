@@ -12,11 +12,19 @@ export async function gauge(url: string, series: string): Promise<number | null>
   return sample(text, series);
 }
 
-/** Polls `series` every 10 ms until it equals `value`; throws after `ms`. */
-export async function waitForGauge(url: string, series: string, value: number, ms = 10_000) {
-  const end = Date.now() + ms;
+/**
+ * Polls `series` every 10 ms until it equals `value` and `also()` holds (e.g. the call reached
+ * the upstream); throws after 10 s.
+ */
+export async function waitForGauge(
+  url: string,
+  series: string,
+  value: number,
+  also: () => boolean = () => true,
+) {
+  const end = Date.now() + 10_000;
   let last = await gauge(url, series);
-  while (last !== value) {
+  while (last !== value || !also()) {
     if (Date.now() > end) throw new Error(`${series} stayed at ${last}, never ${value}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
     last = await gauge(url, series);

@@ -117,9 +117,15 @@ for (const kind of HOSTS) {
     await withGateway(kind, { env }, async ({ sandbox, gateway }) => {
       sandbox.switches.delays = [{ ms: 1_000, match: { path: '/api/filestorage/upload/bot' } }];
       const slow = upload(gateway.url, `/filestorage/upload/bot?botID=${bot1}`);
-      // the slot is held once the gauge says so (the upstream holds its answer a second)
-      await waitForGauge(gateway.url, 'svc_rest_in_flight', 1);
-      const count = forwarded(sandbox).length;
+      // the slot is held once the gauge says so and the upload reached the upstream (which
+      // holds its answer a second)
+      const count = forwarded(sandbox).length + 1;
+      await waitForGauge(
+        gateway.url,
+        'svc_rest_in_flight',
+        1,
+        () => forwarded(sandbox).length === count,
+      );
       const busy = await upload(gateway.url, `/filestorage/upload/livechat?botID=${bot1}`);
       await assertRefusal(busy, 503, 'ProxyBusy');
       assert.equal(busy.headers.get('retry-after'), '5');
