@@ -60,11 +60,12 @@ testBothHosts(
     withWorld(
       kind,
       { deps: (b) => ({ ...b, limits: { ...b.limits, wsInitTimeoutMs: 50 } }) },
-      async ({ host }) => {
+      async ({ host, upstream }) => {
         assert.deepEqual(await closeAfter(host.url, []), {
           code: 4408,
           reason: 'Connection initialisation timeout',
         });
+        assert.equal(upstream.opened(), 0, 'no upstream socket was opened');
       },
     ),
 );
@@ -181,78 +182,98 @@ function heldGate() {
 testBothHosts('4400 past 64 frames held before the upstream opens', (kind) => {
   const gate = heldGate();
   let released = 0;
-  return withWorld(kind, { deps: (b) => ({ ...b, admit: gate.admit }) }, async ({ host }) => {
-    const c = rawClient(host.url);
-    await c.opened;
-    c.send({ type: 'connection_init', payload: { authToken: 'browser' } });
-    for (let i = 0; i < 64; i++) c.send({ type: 'ping' });
-    await waitFor(() => host.relay.stats().heldFrames === 64);
-    assert.equal(host.relay.stats().preAuth, 1);
-    c.send({ type: 'ping' });
-    assert.deepEqual(await c.closed, {
-      code: 4400,
-      reason: 'Too many frames before the upstream opened',
-    });
-    // The gate answers after the socket is gone: the session is released at once.
-    gate.release({ ok: true, session: { release: () => released++ } });
-    await waitFor(() => released === 1);
-    assert.deepEqual(gate.seen, [{ authToken: 'browser' }]);
-  });
-});
-
-testBothHosts('4400 reaches a browser that keeps sending past the 64th held frame', (kind) => {
-  const gate = heldGate();
-  return withWorld(kind, { deps: (b) => ({ ...b, admit: gate.admit }) }, async ({ host }) => {
-    const c = rawClient(host.url);
-    await c.opened;
-    c.send({ type: 'connection_init' });
-    // Deno's server socket used to drop the connection (1006) on a frame after its close frame.
-    for (let i = 0; i < 200; i++) c.send({ type: 'ping' });
-    assert.deepEqual(await c.closed, {
-      code: 4400,
-      reason: 'Too many frames before the upstream opened',
-    });
-    gate.release({ ok: true, session: {} });
-  });
-});
-
-testBothHosts('a browser that never stops sending is still closed after the overflow', (kind) => {
-  const gate = heldGate();
-  return withWorld(kind, { deps: (b) => ({ ...b, admit: gate.admit }) }, async ({ host }) => {
-    const c = rawClient(host.url);
-    await c.opened;
-    c.send({ type: 'connection_init' });
-    const flood = setInterval(() => {
-      if (c.ws.readyState === WebSocket.OPEN) c.send({ type: 'ping' });
-    }, 1);
-    try {
+  return withWorld(
+    kind,
+    { deps: (b) => ({ ...b, admit: gate.admit }) },
+    async ({ host, upstream }) => {
+      const c = rawClient(host.url);
+      await c.opened;
+      c.send({ type: 'connection_init', payload: { authToken: 'browser' } });
+      for (let i = 0; i < 64; i++) c.send({ type: 'ping' });
+      await waitFor(() => host.relay.stats().heldFrames === 64);
+      assert.equal(host.relay.stats().preAuth, 1);
+      c.send({ type: 'ping' });
       assert.deepEqual(await c.closed, {
         code: 4400,
         reason: 'Too many frames before the upstream opened',
       });
-      assert.equal(host.relay.stats().heldFrames, 0);
-    } finally {
-      clearInterval(flood);
-    }
-    gate.release({ ok: true, session: {} });
-  });
+      // The gate answers after the socket is gone: the session is released at once.
+      assert.equal(upstream.opened(), 0, 'no upstream socket was opened');
+      gate.release({ ok: true, session: { release: () => released++ } });
+      await waitFor(() => released === 1);
+      assert.deepEqual(gate.seen, [{ authToken: 'browser' }]);
+    },
+  );
+});
+
+testBothHosts('4400 reaches a browser that keeps sending past the 64th held frame', (kind) => {
+  const gate = heldGate();
+  return withWorld(
+    kind,
+    { deps: (b) => ({ ...b, admit: gate.admit }) },
+    async ({ host, upstream }) => {
+      const c = rawClient(host.url);
+      await c.opened;
+      c.send({ type: 'connection_init' });
+      // Deno's server socket used to drop the connection (1006) on a frame after its close frame.
+      for (let i = 0; i < 200; i++) c.send({ type: 'ping' });
+      assert.deepEqual(await c.closed, {
+        code: 4400,
+        reason: 'Too many frames before the upstream opened',
+      });
+      assert.equal(upstream.opened(), 0, 'no upstream socket was opened');
+      gate.release({ ok: true, session: {} });
+    },
+  );
+});
+
+testBothHosts('a browser that never stops sending is still closed after the overflow', (kind) => {
+  const gate = heldGate();
+  return withWorld(
+    kind,
+    { deps: (b) => ({ ...b, admit: gate.admit }) },
+    async ({ host, upstream }) => {
+      const c = rawClient(host.url);
+      await c.opened;
+      c.send({ type: 'connection_init' });
+      const flood = setInterval(() => {
+        if (c.ws.readyState === WebSocket.OPEN) c.send({ type: 'ping' });
+      }, 1);
+      try {
+        assert.deepEqual(await c.closed, {
+          code: 4400,
+          reason: 'Too many frames before the upstream opened',
+        });
+        assert.equal(host.relay.stats().heldFrames, 0);
+      } finally {
+        clearInterval(flood);
+      }
+      assert.equal(upstream.opened(), 0, 'no upstream socket was opened');
+      gate.release({ ok: true, session: {} });
+    },
+  );
 });
 
 testBothHosts('4400 past 512 KiB held before the upstream opens', (kind) => {
   const gate = heldGate();
-  return withWorld(kind, { deps: (b) => ({ ...b, admit: gate.admit }) }, async ({ host }) => {
-    const c = rawClient(host.url);
-    await c.opened;
-    c.send({ type: 'connection_init' });
-    const big = { type: 'ping', payload: { pad: 'x'.repeat(300 * 1024) } };
-    c.send(big);
-    c.send(big);
-    assert.deepEqual(await c.closed, {
-      code: 4400,
-      reason: 'Too many frames before the upstream opened',
-    });
-    gate.release({ ok: true, session: {} });
-  });
+  return withWorld(
+    kind,
+    { deps: (b) => ({ ...b, admit: gate.admit }) },
+    async ({ host, upstream }) => {
+      const c = rawClient(host.url);
+      await c.opened;
+      c.send({ type: 'connection_init' });
+      const big = { type: 'ping', payload: { pad: 'x'.repeat(300 * 1024) } };
+      c.send(big);
+      c.send(big);
+      assert.deepEqual(await c.closed, {
+        code: 4400,
+        reason: 'Too many frames before the upstream opened',
+      });
+      assert.equal(upstream.opened(), 0, 'no upstream socket was opened');
+      gate.release({ ok: true, session: {} });
+    },
+  );
 });
 
 testBothHosts('4400 past 64 frames held behind a pending check', (kind) => {
@@ -261,7 +282,7 @@ testBothHosts('4400 past 64 frames held behind a pending check', (kind) => {
   return withWorld(
     kind,
     { deps: (b) => ({ ...b, checkSubscribe: () => pending }) },
-    async ({ host }) => {
+    async ({ host, upstream }) => {
       const c = await initialisedClient(host.url);
       c.send(ticks('1', 1));
       for (let i = 0; i < 64; i++) c.send({ type: 'ping' });
@@ -271,6 +292,8 @@ testBothHosts('4400 past 64 frames held behind a pending check', (kind) => {
         code: 4400,
         reason: 'Too many frames behind a pending check',
       });
+      const relayed = await upstreamFramesAfter(upstream, 0);
+      assert.ok(!relayed.some((f) => JSON.parse(f).type === 'subscribe'), 'a subscribe relayed');
       answer({ ok: false, code: 'ProxyFenceUnavailable', message: 'late' });
     },
   );
@@ -324,10 +347,12 @@ testBothHosts('a check that says close closes the socket (1013)', (kind) =>
       ...b,
       checkSubscribe: () => ({ ok: false, closeCode: 1013, reason: 'ProxyFenceUnavailable' }),
     }),
-  }, async ({ host }) => {
+  }, async ({ host, upstream }) => {
     const c = await initialisedClient(host.url);
     c.send(ticks('1', 1));
     assert.deepEqual(await c.closed, { code: 1013, reason: 'ProxyFenceUnavailable' });
+    const relayed = await upstreamFramesAfter(upstream, 0);
+    assert.ok(!relayed.some((f) => JSON.parse(f).type === 'subscribe'), 'a subscribe relayed');
   }));
 
 testBothHosts(
