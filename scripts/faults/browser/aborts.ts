@@ -4,7 +4,8 @@
  * mid-answer). Each abort's label says what the gateway did with the upstream call: closed at
  * once ('... upstream call closed'), kept until the deadline ('... held'), or never made
  * ('... reached the upstream' with the count that did); a connection closed mid-head or
- * mid-body says whether the gateway answered and whether anything reached the upstream.
+ * mid-body says whether the gateway answered, whether its call reached the upstream and, when
+ * it did (a streamed upload), whether that call was closed at once or held.
  *
  * Deno host (Deno.serve 2.9, measured): a vanished caller is reported only for a request that
  * arrived whole in one small read; an upload aborted while the upstream is silent is held until
@@ -79,11 +80,12 @@ function stalledBody(): ReadableStream<Uint8Array> {
 /**
  * Writes `text` on a raw connection to the gateway, waits 100 ms, reads what the gateway wrote
  * back meanwhile (50 ms more at most), closes, and says what happened: whether the gateway
- * answered (its status line) and whether a call reached the stand-in meanwhile.
+ * answered (its status line) and whether a call of the fault's reached the stand-in meanwhile
+ * (its head read, whole body or not).
  */
 async function closeAfter(world: FaultWorld, text: string): Promise<string> {
   const { hostname, port } = new URL(world.gateway.url);
-  const reached = world.standIn.requests;
+  const reached = world.standIn.heads;
   const conn = await Deno.connect({ hostname, port: Number(port) });
   await conn.write(new TextEncoder().encode(text));
   await new Promise((resolve) => setTimeout(resolve, 100));
@@ -100,8 +102,16 @@ async function closeAfter(world: FaultWorld, text: string): Promise<string> {
     : read === null
     ? 'closed by the gateway'
     : 'no answer';
-  const upstream = world.standIn.requests === reached ? 'nothing upstream' : 'reached the upstream';
-  return `${answer}, ${upstream}`;
+  if (world.standIn.heads === reached) return `${answer}, nothing upstream`;
+  // a streamed body (an upload) starts its upstream call at once: it must end with the caller
+  const closed = await settles(
+    () => Promise.resolve(world.standIn.open),
+    (n) => n === 0,
+    AT_ONCE_MS,
+  );
+  if (closed.held) return `${answer}, reached the upstream, call closed`;
+  await settles(() => Promise.resolve(world.standIn.open), (n) => n === 0, ABORT_TIMEOUT_MS * 2);
+  return `${answer}, reached the upstream, call held`;
 }
 
 /** Sends half a request head on a raw connection, then closes it. */
@@ -178,10 +188,14 @@ export const browserAbortFaults: Fault[] = [
     },
   })),
   fault('browser: closes a POST mid-body', () => ({
+    options: OPTIONS,
     expected: [
       'POST closed mid-body: no answer, nothing upstream',
+      // an upload's body is streamed: its upstream call may have started (then it must end)
       'upload closed mid-body: no answer, nothing upstream',
+      'upload closed mid-body: no answer, reached the upstream, call closed',
     ],
+    required: ['POST closed mid-body: no answer, nothing upstream'],
     async drive(world) {
       await repeat(world.until, world.tally, async () => {
         const post = await halfBody(world, 'POST', '/svc/graphql?op=Fault');
