@@ -1,13 +1,13 @@
 /**
- * The flood upstream (docs/operations.md "Slow and vanished peers on the relay"), for the relay
- * scenario and the flow-control tests: a graphql-transport-ws server (any path) whose every
- * subscription streams `next` frames as fast as its socket drains (it sends while its own unsent
- * bytes are under SEND_AHEAD_BYTES, then waits a millisecond), each carrying its sequence number; a
- * subscribe whose query is a `query` gets one fixed `next` (`currentUser`) and `complete` (a round
- * trip); and every HTTP request is answered with the bench's fixed answer (which also satisfies the
- * gateway's bot fence for bot1). It executes nothing and checks no token. It records, per
- * subscription, how many frames it sent and its socket's unsent bytes, so a test sees backpressure
- * reach it.
+ * The flood upstream (docs/operations.md "Slow and vanished peers on the relay"), for the relay scenario and the flow-control tests: a
+ * graphql-transport-ws server (any path) whose every subscription streams `next` frames as
+ * fast as its socket drains (it sends while its own unsent bytes are under SEND_AHEAD_BYTES,
+ * then waits a millisecond), each carrying its sequence number; a subscribe whose query is a
+ * `query` gets one fixed `next` (`currentUser`) and `complete` (a round trip); and every HTTP
+ * request is answered with the bench's fixed answer (which also satisfies the gateway's bot fence
+ * for bot1). It executes nothing and checks no token. It records, per subscription, how many
+ * frames it sent and reads its socket's unsent bytes on demand, so a test sees backpressure reach
+ * it; a test can halt one stream to count what it sent in all.
  *
  * Run as its own process: `deno run --allow-net --allow-env scripts/bench/flood_upstream.ts`;
  * HOST (127.0.0.1) and PORT (0: a free port); prints its URL as the first line.
@@ -26,8 +26,10 @@ export interface FloodStream {
   id: string;
   /** Frames sent so far (sequence numbers 0 .. sent-1). */
   sent: number;
-  /** The socket's unsent bytes at the last send step. */
-  buffered: number;
+  /** The socket's unsent bytes now (0 once it is closed), read when called. */
+  unsent(): number;
+  /** Set to stop this stream sending (its socket stays open); `sent` is then final. */
+  halted: boolean;
   /** True once the subscription ended (complete, or its socket closed). */
   ended: boolean;
 }
@@ -60,13 +62,13 @@ function pump(socket: WebSocket, live: Map<string, FloodStream>, pad: string): (
       live.clear();
     }
     if (live.size === 0) return void (running = false);
-    while (socket.bufferedAmount < SEND_AHEAD_BYTES) {
-      for (const stream of live.values()) {
+    const sending = [...live.values()].filter((stream) => !stream.halted);
+    while (sending.length > 0 && socket.bufferedAmount < SEND_AHEAD_BYTES) {
+      for (const stream of sending) {
         socket.send(nextFrame(stream.id, stream.sent, pad));
         stream.sent++;
       }
     }
-    for (const stream of live.values()) stream.buffered = socket.bufferedAmount;
     setTimeout(step, 1);
   };
   return () => {
@@ -93,6 +95,7 @@ function paced(socket: WebSocket, stream: FloodStream, pad: string): void {
       stream.ended = true;
       return clearInterval(timer);
     }
+    if (stream.halted) return;
     socket.send(nextFrame(stream.id, stream.sent, pad));
     stream.sent++;
   }, 1);
@@ -126,7 +129,13 @@ export function startFloodUpstream(
         socket.send(`{"id":${JSON.stringify(frame.id)},"type":"next","payload":${ROUND_TRIP}}`);
         socket.send(`{"id":${JSON.stringify(frame.id)},"type":"complete"}`);
       } else if (frame.type === 'subscribe') {
-        const stream: FloodStream = { id: frame.id, sent: 0, buffered: 0, ended: false };
+        const stream: FloodStream = {
+          id: frame.id,
+          sent: 0,
+          ended: false,
+          halted: false,
+          unsent: () => socket.readyState === WebSocket.OPEN ? socket.bufferedAmount : 0,
+        };
         streams.push(stream);
         if (frame.payload.query.includes(PACED_NAME)) return paced(socket, stream, pad);
         mine.set(frame.id, stream);

@@ -1,11 +1,11 @@
 /**
- * nginx as the bench's anchor (docs/benchmarks.md "The gateway's own cost"): `proxy_pass` to an
- * upstream (the fixed-answer one in `targets`, the sandbox in `relay`) over keep-alive connections
- * with the authorization header injected, WebSocket upgrades passed through (frames relayed as
- * bytes, never parsed), one worker, no master process (so the measured pid is the process doing the
- * work), in the foreground from a fresh temporary prefix, listening on 127.0.0.1. Debian's
- * `nginx-light` is enough (`apt-get install nginx-light`); when no nginx binary is found,
- * `startNginx` answers the reason it was skipped instead.
+ * nginx as the bench's anchor (docs/benchmarks.md "The gateway's own cost"): `proxy_pass` to an upstream (the fixed-answer one in
+ * `targets`, the sandbox in `relay`) over keep-alive connections with the authorization header
+ * injected, WebSocket upgrades passed through (frames relayed as bytes, never parsed), one
+ * worker, no master process (so the measured pid is the process doing the work), in the
+ * foreground from a fresh temporary prefix, listening on 127.0.0.1. Debian's `nginx-light` is
+ * enough (`apt-get install nginx-light`); when no nginx binary is found, `startNginx` answers
+ * the reason it was skipped instead, and when one is found but does not start, it throws.
  */
 import { existsSync } from 'node:fs';
 import { portIsFree } from '../host_process.ts';
@@ -19,6 +19,13 @@ export interface NginxProcess {
 
 /** Where an nginx binary is looked for (Debian puts it in /usr/sbin, often off a user's PATH). */
 const NGINX_CANDIDATES = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'];
+
+/** Why nginx cannot run here (no binary found), or null when a binary is there. */
+export function nginxMissing(): string | null {
+  return nginxBinary() ? null : NO_NGINX;
+}
+
+const NO_NGINX = 'no nginx binary found (apt-get install nginx-light)';
 
 function nginxBinary(): string | null {
   for (const path of NGINX_CANDIDATES) if (existsSync(path)) return path;
@@ -93,13 +100,17 @@ async function waitForPort(port: number, child: Deno.ChildProcess): Promise<void
   throw new Error(`nginx did not start listening on ${port}`);
 }
 
-/** Starts nginx in front of `upstream`, or answers why it cannot ({skipped}). */
+/**
+ * Starts nginx in front of `upstream`, or answers why it cannot ({skipped}: no binary found).
+ * Throws when a binary is there but nginx does not start (its error log in the message): that
+ * is a failure, never a skip.
+ */
 export async function startNginx(
   upstream: string,
   token: string,
 ): Promise<NginxProcess | { skipped: string }> {
   const binary = nginxBinary();
-  if (!binary) return { skipped: 'no nginx binary found (apt-get install nginx-light)' };
+  if (!binary) return { skipped: NO_NGINX };
   const prefix = await Deno.makeTempDir({ prefix: 'svc-gateway-nginx-' });
   const port = freePort();
   const conf = `${prefix}/nginx.conf`;
@@ -131,9 +142,9 @@ export async function startNginx(
   } catch (error) {
     const log = await Deno.readTextFile(`${prefix}/error.log`).catch(() => '');
     await stop();
-    return {
-      skipped: `nginx failed to start: ${(error as Error).message} ${collected.join('')}${log}`,
-    };
+    throw new Error(
+      `nginx failed to start: ${(error as Error).message} ${collected.join('')}${log}`,
+    );
   }
   return { pid: child.pid, url: `http://127.0.0.1:${port}`, stop };
 }

@@ -3,7 +3,7 @@
  * upstream behind the stand-in (scripts/faults/upstream/stand_in.ts), a gateway process pointed at
  * the stand-in, a warm-up, the counts before, the ordinary traffic and the fault together, the
  * counts once settled, resident memory before, peak and after; problems for any answer outside
- * the expected ones and any count not back at its baseline.
+ * the expected ones, any required answer never seen, and any count not back at its baseline.
  */
 import { type Sandbox, SANDBOX_TOKEN, startSandbox } from '../sandbox/mod.ts';
 import type { FaultCounts, FaultHost, FaultReport, FaultRunOptions } from './fault.ts';
@@ -55,6 +55,11 @@ export interface FaultScenario {
   drive(world: FaultWorld): Promise<void>;
   /** Every label the fault's own callers may get. */
   expected: readonly string[];
+  /**
+   * Labels the fault's own callers must each get at least once (default: every `expected`
+   * label); set when a fault's outcome may take one of several labels.
+   */
+  required?: readonly string[];
   /** Every label ordinary traffic may get (default: only 'ok'). */
   others?: readonly string[];
   /**
@@ -173,7 +178,10 @@ function stderrProblems(lines: string[], allowed?: RegExp): string[] {
   return written.length ? [`the gateway wrote ${written.length} stderr lines: ${written[0]}`] : [];
 }
 
-/** Labels outside the scenario's expected sets; ordinary traffic must have gone through. */
+/**
+ * Labels outside the scenario's expected sets, and required labels never seen; ordinary traffic
+ * must have gone through.
+ */
 function answerProblems(tally: Tally, scenario: FaultScenario): string[] {
   const problems: string[] = [];
   const others = new Set(['ok', ...(scenario.others ?? [])]);
@@ -187,6 +195,9 @@ function answerProblems(tally: Tally, scenario: FaultScenario): string[] {
     if (!scenario.expected.includes(label)) problems.push(`${n} answered '${label}'`);
   }
   if (faultCalls === 0) problems.push('the fault drove no call');
+  for (const label of scenario.required ?? scenario.expected) {
+    if (!tally[label]) problems.push(`no call answered '${label}'`);
+  }
   if (!tally['others ok'] && !scenario.others?.length) {
     problems.push('no ordinary call went through');
   }

@@ -26,11 +26,13 @@ const UNAUTHORIZED = {
   errors: [{ message: 'Unauthorized', extensions: { code: 'Unauthorized' } }],
 };
 
-function readBody(req: IncomingMessage): Promise<Uint8Array<ArrayBuffer>> {
-  return new Promise((resolve, reject) => {
+/** The body as received; `ended` false when the caller cut it (then `bytes` is what came). */
+function readBody(
+  req: IncomingMessage,
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; ended: boolean }> {
+  return new Promise((resolve) => {
     const chunks: Uint8Array[] = [];
-    req.on('data', (chunk: Uint8Array) => chunks.push(chunk));
-    req.on('end', () => {
+    const joined = () => {
       const total = chunks.reduce((n, c) => n + c.byteLength, 0);
       const out = new Uint8Array(total);
       let at = 0;
@@ -38,9 +40,12 @@ function readBody(req: IncomingMessage): Promise<Uint8Array<ArrayBuffer>> {
         out.set(c, at);
         at += c.byteLength;
       }
-      resolve(out);
-    });
-    req.on('error', reject);
+      return out;
+    };
+    req.on('data', (chunk: Uint8Array) => chunks.push(chunk));
+    req.on('end', () => resolve({ bytes: joined(), ended: true }));
+    req.on('error', () => resolve({ bytes: joined(), ended: false }));
+    req.on('close', () => resolve({ bytes: joined(), ended: req.complete }));
   });
 }
 
@@ -133,9 +138,10 @@ async function answerGraphql(record: ReceivedRequest, deps: HttpDeps, res: Serve
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, deps: HttpDeps) {
-  const bytes = await readBody(req);
+  const { bytes, ended } = await readBody(req);
   const record = recordRequest(req, bytes, deps.nextSeq());
   deps.received.push(record);
+  if (!ended) return void (record.answer = 'cut');
   const { switches } = deps.ctx;
   const subject: MatchSubject = { path: record.path, operations: record.operations };
   const delay = delayFor(switches, subject);

@@ -57,8 +57,11 @@ export interface ReceivedRequest {
   operations: ReceivedOperation[];
   /** For an upload path: what it carried; else null. */
   upload: ReceivedUpload | null;
-  /** The answer: `{status}` once written, 'dropped' when the drop switch closed it, null before. */
-  answer: { status: number } | 'dropped' | null;
+  /**
+   * The answer: `{status}` once written, 'dropped' when the drop switch closed it, 'cut' when the
+   * caller ended the request before its body did (recorded with the bytes that came), null before.
+   */
+  answer: { status: number } | 'dropped' | 'cut' | null;
 }
 
 /** One `subscribe` frame received on a socket. */

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import type { FaultReport } from '../../scripts/faults/fault.ts';
+import { RSS_GROWTH_BOUND, RSS_PEAK_BOUND } from '../../scripts/faults/backend/run.ts';
 
 /** Fails with the whole report when the run found a problem. */
 export function assertFaultPassed(report: FaultReport): void {
@@ -21,5 +22,11 @@ export function assertFaultPassed(report: FaultReport): void {
   }
   assert.equal(report.after.graphqlInFlight, report.before.graphqlInFlight, shown);
   assert.equal(report.after.upstreamConnections, 0, shown);
-  assert.ok(report.memory.peak >= report.memory.before && report.memory.before > 0, shown);
+  const { before, peak, after } = report.memory;
+  assert.ok(before > 0 && after > 0, `memory was read: ${shown}`);
+  assert.ok(
+    peak - before <= RSS_PEAK_BOUND,
+    `peak ${peak - before} bytes over the start: ${shown}`,
+  );
+  assert.ok(after - before <= RSS_GROWTH_BOUND, `ended ${after - before} bytes up: ${shown}`);
 }

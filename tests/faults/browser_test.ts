@@ -1,6 +1,6 @@
 /**
  * The browser faults (scripts/faults/browser/), each run briefly on both hosts (CI's short
- * version of `deno task soak`): the fault's callers got the expected labels (per host: see the
+ * version of `deno task soak`): the fault's callers got the expected labels, each of them (per host: see the
  * Deno.serve limitations in the fault modules), ordinary traffic kept going through, and every
  * count came back to its baseline.
  */
@@ -14,8 +14,9 @@ for (const fault of [...browserAbortFaults, silentConnectionsFault]) {
   for (const host of fault.hosts) {
     Deno.test(`[${host}] ${fault.name}`, async () => {
       const report = await fault.run(host, BRIEF);
+      // the problems include any label outside the fault's expected ones and any required
+      // label no call got (scripts/faults/run.ts)
       assert.deepEqual(report.problems, [], JSON.stringify(report, null, 1));
-      assert.ok(Object.keys(report.answers).some((l) => !l.startsWith('others ')));
     });
   }
 }

@@ -12,8 +12,9 @@ for (const fault of upstreamHttpFaults) {
   for (const host of fault.hosts) {
     Deno.test(`[${host}] ${fault.name}`, async () => {
       const report = await fault.run(host, BRIEF);
+      // the problems include any label outside the fault's expected ones and any required
+      // label no call got (scripts/faults/run.ts)
       assert.deepEqual(report.problems, [], JSON.stringify(report, null, 1));
-      assert.ok(Object.keys(report.answers).some((l) => !l.startsWith('others ')));
     });
   }
 }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { type Client, createClient } from 'graphql-ws';
 import { SANDBOX_TOKEN, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
 import { startPostgres } from '../fixtures/db/postgres.ts';
-import { postGraphql } from '../helpers/assertions.ts';
+import { assertNothingReached, postGraphql } from '../helpers/assertions.ts';
 import { HOSTS } from '../helpers/gateway.ts';
 import { withGateway } from '../helpers/setup.ts';
 import { BOT_QUERY, FLOW_QUERY, GROUPS_QUERY, withGateOn } from './helpers.ts';
@@ -158,7 +158,7 @@ for (const kind of HOSTS) {
 
       await t.step('TENANT_MAX_SOCKETS per tenant (4429), freed when a socket ends', async () => {
         const env = { TENANT_MAX_SOCKETS: '2' };
-        await withGateOn(kind, cluster, { env }, async ({ backend, gateway, users }) => {
+        await withGateOn(kind, cluster, { env }, async ({ backend, gateway, users, sandbox }) => {
           // A fresh sign-in of user A is the same tenant (same bot set).
           const again = await backend.rest.mintUserToken(users.a.id, { expSeconds: 1800 });
           const first = new RawSocket(gateway.url, { authToken: `Bearer ${users.a.jwt}` });
@@ -166,10 +166,15 @@ for (const kind of HOSTS) {
           try {
             assert.equal(await first.outcome, 'ack');
             assert.equal(await second.outcome, 'ack');
-            assert.deepEqual(
-              await initOutcome(gateway.url, { authToken: `Bearer ${users.a.jwt}` }),
-              { code: 4429, reason: 'Too many open sockets for this account' },
+            // the refused socket opens no upstream socket and sends nothing upstream
+            const refused = await assertNothingReached(
+              sandbox,
+              () => initOutcome(gateway.url, { authToken: `Bearer ${users.a.jwt}` }),
             );
+            assert.deepEqual(refused, {
+              code: 4429,
+              reason: 'Too many open sockets for this account',
+            });
             assert.equal(
               await initOutcome(gateway.url, { authToken: `Bearer ${users.b.jwt}` }),
               'ack',

@@ -12,9 +12,26 @@ import {
   rawRequest,
 } from '../helpers/assertions.ts';
 import { HOSTS } from '../helpers/gateway.ts';
+import { waitForGauge } from '../helpers/metrics.ts';
 import { withGateway } from '../helpers/setup.ts';
 
 const Q = { query: '{ currentUser { id } }' };
+
+/** The four social-account publish fields (SPEC step 21) with an input each, as the schema says. */
+const PUBLISH: [string, string][] = [
+  ['instagramAccountPublishImage', '{ imageURL: "https://x/y.jpg" }'],
+  ['instagramAccountPublishReel', '{ videoURL: "https://x/y.mp4" }'],
+  ['instagramAccountPublishStory', '{ mediaType: Image, mediaURL: "https://x/y.jpg" }'],
+  [
+    'instagramAccountPublishCarousel',
+    '{ items: [{ mediaType: Image, mediaURL: "https://x/y.jpg" }] }',
+  ],
+];
+
+const publishBody = (field: string, input: string) => ({
+  query: `mutation P($botID: BotID!) { ${field}(botID: $botID, input: ${input}) { id } }`,
+  variables: { botID: WORLD_IDS.bot1 },
+});
 
 for (const kind of HOSTS) {
   Deno.test(`[${kind}] steps 1, 7, 8, 9, 11: content type, shape, batch, extensions, parse`, async () => {
@@ -116,11 +133,18 @@ for (const kind of HOSTS) {
   Deno.test(`[${kind}] step 5: GRAPHQL_MAX_CONCURRENT counts until the upstream answers`, async () => {
     await withGateway(
       kind,
-      { env: { GRAPHQL_MAX_CONCURRENT: '1' } },
+      { env: { GRAPHQL_MAX_CONCURRENT: '1', METRICS: '1' } },
       async ({ sandbox, gateway }) => {
-        sandbox.switches.delays = [{ ms: 400, match: { rootField: 'currentUser' } }];
+        sandbox.switches.delays = [{ ms: 1_000, match: { rootField: 'currentUser' } }];
         const slow = postGraphql(gateway.url, Q);
-        await new Promise((r) => setTimeout(r, 150));
+        // the slot is held once the gauge says so and the call reached the upstream (which holds
+        // its answer a second)
+        await waitForGauge(
+          gateway.url,
+          'svc_graphql_in_flight',
+          1,
+          () => sandbox.received.length > 0,
+        );
         const busy = await assertNothingReached(sandbox, () => postGraphql(gateway.url, Q));
         await assertRefusal(busy, 503, 'ProxyBusy');
         assert.equal(busy.headers.get('retry-after'), '5');
@@ -179,17 +203,32 @@ for (const kind of HOSTS) {
   });
 
   Deno.test(`[${kind}] slowTimeoutMs applies to the four publish fields`, async () => {
-    const options = { timeoutMs: 200, slowTimeoutMs: 5000, allowedBotIds: 'any' as const };
+    const options = { timeoutMs: 200, slowTimeoutMs: 1_500, allowedBotIds: 'any' as const };
     await withGateway(kind, { options }, async ({ sandbox, gateway }) => {
-      sandbox.switches.delays = [{ ms: 500 }];
-      const publish = await postGraphql(gateway.url, {
-        query:
-          'mutation P($botID: BotID!) { instagramAccountPublishImage(botID: $botID, input: {imageUrl: "https://x/y.jpg"}) { id } }',
-        variables: { botID: WORLD_IDS.bot1 },
-      });
-      const text = await publish.text();
-      assert.notEqual(publish.status, 504, text);
-      await assertRefusal(await postGraphql(gateway.url, Q), 504, 'ProxyUpstreamUnavailable');
+      // the upstream answers between the two deadlines: only the slow one lets it through
+      sandbox.switches.delays = [{ ms: 700 }];
+      const published = await Promise.all(PUBLISH.map(async ([field, input]) => {
+        const res = await postGraphql(gateway.url, publishBody(field, input));
+        const body = await res.json();
+        return { field, status: res.status, id: body.data?.[field]?.id, body };
+      }));
+      for (const p of published) {
+        assert.equal(p.status, 200, `${p.field}: ${JSON.stringify(p.body)}`);
+        assert.equal(typeof p.id, 'string', `${p.field}: ${JSON.stringify(p.body)}`);
+      }
+      // an ordinary field with the same delay meets the normal deadline
+      const plain = await assertRefusal(
+        await postGraphql(gateway.url, Q),
+        504,
+        'ProxyUpstreamUnavailable',
+      );
+      assert.match(plain, /\b200 ms\b/);
+      // past the slow deadline a publish field gets 504 too, from the slow deadline
+      sandbox.switches.delays = [{ ms: 2_000 }];
+      const [field, input] = PUBLISH[0];
+      const late = await postGraphql(gateway.url, publishBody(field, input));
+      const message = await assertRefusal(late, 504, 'ProxyUpstreamUnavailable');
+      assert.match(message, /\b1500 ms\b/);
     });
   });
 

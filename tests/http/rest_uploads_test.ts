@@ -4,7 +4,7 @@
  * upload's own query string kept, the body streamed, the answer piped back).
  */
 import assert from 'node:assert/strict';
-import { SANDBOX_TOKEN, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
+import { type Sandbox, SANDBOX_TOKEN, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
 import {
   assertNothingReached,
   assertRefusal,
@@ -12,6 +12,7 @@ import {
   rawRequest,
 } from '../helpers/assertions.ts';
 import { HOSTS } from '../helpers/gateway.ts';
+import { waitForGauge } from '../helpers/metrics.ts';
 import { withGateway } from '../helpers/setup.ts';
 
 const bot1 = WORLD_IDS.bot1;
@@ -112,15 +113,24 @@ for (const kind of HOSTS) {
   });
 
   Deno.test(`[${kind}] REST_MAX_CONCURRENT and the 25 MiB ceiling`, async () => {
-    await withGateway(kind, { env: { REST_MAX_CONCURRENT: '1' } }, async ({ sandbox, gateway }) => {
-      sandbox.switches.delays = [{ ms: 400, match: { path: '/api/filestorage/upload/bot' } }];
+    const env = { REST_MAX_CONCURRENT: '1', METRICS: '1' };
+    await withGateway(kind, { env }, async ({ sandbox, gateway }) => {
+      sandbox.switches.delays = [{ ms: 1_000, match: { path: '/api/filestorage/upload/bot' } }];
       const slow = upload(gateway.url, `/filestorage/upload/bot?botID=${bot1}`);
-      await new Promise((r) => setTimeout(r, 150));
-      const count = forwarded(sandbox).length;
+      // the slot is held once the gauge says so and the upload reached the upstream (which
+      // holds its answer a second)
+      const count = forwarded(sandbox).length + 1;
+      await waitForGauge(
+        gateway.url,
+        'svc_rest_in_flight',
+        1,
+        () => forwarded(sandbox).length === count,
+      );
       const busy = await upload(gateway.url, `/filestorage/upload/livechat?botID=${bot1}`);
       await assertRefusal(busy, 503, 'ProxyBusy');
       assert.equal(busy.headers.get('retry-after'), '5');
       assert.equal(forwarded(sandbox).length, count);
+      assert.equal((await slow).status, 200, 'the held upload completes');
       await (await slow).body?.cancel();
       sandbox.switches.delays = [];
       await assertNothingReached(sandbox, async () => {
@@ -135,26 +145,57 @@ for (const kind of HOSTS) {
         assert.equal(res.status, 413);
         assert.equal(JSON.parse(res.body).errors[0].extensions.code, 'RequestTooLarge');
       });
-      // No declared length: the stream is cut at the ceiling, the upstream never completes the upload.
-      const chunk = new Uint8Array(1024 * 1024).fill(66);
-      let sent = 0;
-      const stream = new ReadableStream<Uint8Array>({
-        pull(controller) {
-          if (sent++ >= 27) controller.close();
-          else controller.enqueue(chunk);
-        },
-      });
-      const streamed = await fetch(`${gateway.url}/svc/api/filestorage/upload/bot?botID=${bot1}`, {
-        method: 'POST',
-        body: stream,
-        headers: { 'content-type': 'multipart/form-data; boundary=x' },
-      }).catch(() => null);
-      if (streamed) await assertRefusal(streamed, 413, 'RequestTooLarge');
-      assert.ok(
-        forwarded(sandbox).every((r) =>
-          r.upload?.fileId === null || r.upload?.file?.bytes !== 27 * 1024 * 1024
-        ),
-      );
+      await streamedOverCeiling(sandbox, gateway.url);
     });
   });
+}
+
+/** The REST upload ceiling (SPEC "Size and capacity": REST upload over 25 MiB). */
+const CEILING = 25 * 1024 * 1024;
+
+/**
+ * No declared length: a real multipart `file` part of 27 MiB, streamed. The gateway forwards at
+ * most the ceiling and cuts the stream there, so the upstream never completes the upload; the
+ * caller gets 413 RequestTooLarge, or the reset SPEC "Size and capacity" allows (the socket of a
+ * caller that keeps sending is destroyed).
+ */
+async function streamedOverCeiling(sandbox: Sandbox, url: string) {
+  const before = forwarded(sandbox).length;
+  const enc = new TextEncoder();
+  const head = enc.encode(
+    '--x\r\ncontent-disposition: form-data; name="file"; filename="a.png"\r\n' +
+      'content-type: image/png\r\n\r\n',
+  );
+  const chunk = new Uint8Array(1024 * 1024).fill(66);
+  const parts = [head, ...Array.from({ length: 27 }, () => chunk), enc.encode('\r\n--x--\r\n')];
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = parts.shift();
+      if (next) controller.enqueue(next);
+      else controller.close();
+    },
+  });
+  const streamed = await fetch(`${url}/svc/api/filestorage/upload/bot?botID=${bot1}`, {
+    method: 'POST',
+    body: stream,
+    headers: { 'content-type': 'multipart/form-data; boundary=x' },
+  }).catch((error: Error) => error);
+  if (streamed instanceof Response) await assertRefusal(streamed, 413, 'RequestTooLarge');
+  else assert.ok(streamed instanceof TypeError, `a reset, not ${streamed}`);
+  // the upstream saw the request start, then its body cut short, never past the ceiling
+  const reached = await until(() => forwarded(sandbox).slice(before).find((r) => r.answer));
+  assert.equal(forwarded(sandbox).length, before + 1);
+  assert.equal(reached.answer, 'cut', `the upstream answered ${JSON.stringify(reached.answer)}`);
+  assert.ok(reached.bodyBytes <= CEILING, `${reached.bodyBytes} bytes reached the upstream`);
+  assert.equal(reached.upload, null, 'no upload was answered');
+}
+
+/** Polls `find` every 10 ms until it answers something (5 s at most). */
+async function until<T>(find: () => T | undefined): Promise<T> {
+  const end = Date.now() + 5_000;
+  for (let found = find();; found = find()) {
+    if (found !== undefined) return found;
+    if (Date.now() > end) throw new Error('the upstream recorded nothing');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

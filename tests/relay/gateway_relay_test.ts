@@ -7,7 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { type Client, createClient } from 'graphql-ws';
-import { SANDBOX_TOKEN, subgraphSentence, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
+import {
+  type Sandbox,
+  SANDBOX_TOKEN,
+  subgraphSentence,
+  WORLD_IDS,
+} from '../../scripts/sandbox/mod.ts';
 import { assertRefusal, postGraphql } from '../helpers/assertions.ts';
 import { HOSTS } from '../helpers/gateway.ts';
 import { withGateway } from '../helpers/setup.ts';
@@ -23,6 +28,27 @@ function client(url: string, payload: Record<string, unknown> = {}): Client {
     lazy: true,
   });
 }
+
+/**
+ * A client that keeps its one socket between subscriptions (a lazy client closes it once none
+ * is left); `sockets.opened` counts the sockets it opened, `sockets.closed` those that closed.
+ */
+function keptClient(url: string) {
+  const sockets = { opened: 0, closed: 0 };
+  const c = createClient({
+    url: `${url.replace('http', 'ws')}/svc/graphql`,
+    webSocketImpl: WebSocket,
+    retryAttempts: 0,
+    lazy: true,
+    lazyCloseTimeout: 60_000,
+    on: { connected: () => void sockets.opened++, closed: () => void sockets.closed++ },
+  });
+  return { c, sockets };
+}
+
+/** Bot-fence questions the sandbox was asked (the gateway's own SvcWorkspaceBots call). */
+const fenceCalls = (sandbox: Sandbox) =>
+  sandbox.received.filter((r) => r.search === '?op=SvcWorkspaceBots').length;
 
 /** Collects a subscription until it completes or errors. */
 function collect(c: Client, query: string, variables: Record<string, unknown>) {
@@ -63,7 +89,7 @@ for (const kind of HOSTS) {
 
   Deno.test(`[${kind}] refusals are error frames on their id; the socket stays open`, async () => {
     await withGateway(kind, {}, async ({ sandbox, gateway }) => {
-      const c = client(gateway.url);
+      const { c, sockets: browser } = keptClient(gateway.url);
       try {
         const foreign = await collect(c, BOOKINGS, { botID: 'ffffffffffffffffffffffff' });
         const errors = foreign.error as { message: string; extensions: { code: string } }[];
@@ -74,7 +100,8 @@ for (const kind of HOSTS) {
           'IntrospectionBlocked',
         );
         const ok = await collect(c, BOOKINGS, { botID: WORLD_IDS.bot2 });
-        assert.equal(ok.events.length, 3, 'the same socket still relays');
+        assert.equal(ok.events.length, 3, 'the socket still relays');
+        assert.deepEqual(browser, { opened: 1, closed: 0 }, 'one socket, never closed');
         const sockets = sandbox.sockets.filter((s) => s.subscribes.length > 0);
         assert.equal(sockets.length, 1);
         assert.equal(
@@ -91,10 +118,12 @@ for (const kind of HOSTS) {
 
 for (const kind of HOSTS) {
   Deno.test(`[${kind}] a burst of 100 subscribes is relayed without holding frames (fence cached)`, async () => {
-    await withGateway(kind, {}, async ({ gateway }) => {
-      const c = client(gateway.url);
+    await withGateway(kind, {}, async ({ sandbox, gateway }) => {
+      const { c, sockets: browser } = keptClient(gateway.url);
       try {
         await collect(c, BOOKINGS, { botID: WORLD_IDS.bot1 }); // warms the bot fence
+        const asked = fenceCalls(sandbox);
+        assert.ok(asked > 0, 'the warm-up asked the fence');
         const results = await Promise.all(
           Array.from({ length: 100 }, () => collect(c, BOOKINGS, { botID: WORLD_IDS.bot2 })),
         );
@@ -102,6 +131,12 @@ for (const kind of HOSTS) {
           results.filter((r) => r.error === undefined && r.events.length === 3).length,
           100,
         );
+        // the fence answered from its cache (no lookup, so no frame held behind one), on the
+        // socket and upstream leg the warm-up opened
+        assert.equal(fenceCalls(sandbox), asked, 'no fence call during the burst');
+        assert.deepEqual(browser, { opened: 1, closed: 0 });
+        const legs = sandbox.sockets.filter((u) => u.subscribes.length > 0);
+        assert.deepEqual(legs.map((u) => u.subscribes.length), [101], 'one upstream leg');
       } finally {
         await c.dispose();
       }

@@ -33,12 +33,13 @@ export interface Subscriber {
 
 /**
  * Opens a socket to `url` (ws://.../svc/graphql), sends connection_init; on an ack subscribes
- * to `query` (default: the flood) on id 's'. Resolves once the ack came (`admitted` true), or with the close when
+ * to `query` (default: the flood) on `id` (default 's'). Resolves once the ack came (`admitted` true), or with the close when
  * the gateway refused the socket instead (`admitted` false, e.g. 4429).
  */
 export async function subscribe(
   url: string,
   query = FLOOD_QUERY,
+  id = 's',
 ): Promise<{ admitted: true; subscriber: Subscriber } | { admitted: false; code: number }> {
   const ws = new WsClient(url, 'graphql-transport-ws', { perMessageDeflate: false });
   const state: SubscriberState = { received: 0, last: -1, outOfOrder: 0, close: null };
@@ -63,7 +64,7 @@ export async function subscribe(
   ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: {} })));
   if (!await acked.promise) return { admitted: false, code: (await closed).code };
   ws.send(JSON.stringify({
-    id: 's',
+    id,
     type: 'subscribe',
     payload: { query, variables: { botID: WORLD_IDS.bot1 } },
   }));
@@ -80,8 +81,12 @@ export async function subscribe(
 }
 
 /** `subscribe`, requiring admission. */
-export async function admittedSubscriber(url: string, query = FLOOD_QUERY): Promise<Subscriber> {
-  const opened = await subscribe(url, query);
+export async function admittedSubscriber(
+  url: string,
+  query = FLOOD_QUERY,
+  id = 's',
+): Promise<Subscriber> {
+  const opened = await subscribe(url, query, id);
   if (!opened.admitted) throw new Error(`the gateway refused the socket: ${opened.code}`);
   return opened.subscriber;
 }

@@ -2,8 +2,9 @@
  * The shared request budget and its link (src/shared_limits/budget.ts, link.ts) over the real
  * backend calls (src/backend/limits_rpc.ts → the PostgREST-compatible endpoint → PostgreSQL):
  * leases instead of a call per request, a dry bucket costs no call per refusal, a stalled backend
- * falls back to per-process limits after the deadline (one log line, however long it flaps) and
- * what was admitted meanwhile is debited from the shared bucket once it answers.
+ * falls back to per-process limits after the deadline (one log line, however long it flaps), the
+ * process's sync brings the shared limits back once it answers, and what was admitted meanwhile
+ * is debited from the shared bucket then.
  */
 import assert from 'node:assert/strict';
 import { createBackendRpc } from '../../src/backend/rpc.ts';
@@ -13,6 +14,7 @@ import { createTenants } from '../../src/admission/tenants.ts';
 import { createSharedBudget } from '../../src/shared_limits/budget.ts';
 import { createLink } from '../../src/shared_limits/link.ts';
 import { createSharedSockets } from '../../src/shared_limits/sockets.ts';
+import { startSync } from '../../src/shared_limits/sync.ts';
 import { type Backend, startBackend } from '../fixtures/db/backend.ts';
 import { startPostgres } from '../fixtures/db/postgres.ts';
 
@@ -34,14 +36,27 @@ function budgetOver(backend: Backend, perMinute: number, lines: string[]) {
     burst: () => perMinute,
     tracked: 100,
   });
-  return { budget, link };
+  return { budget, link, backend: limits };
 }
 
-/** Takes `n` requests one after the other; answers how many were admitted. */
-async function takeMany(budget: { take(k: string): boolean | Promise<boolean> }, n: number) {
+/** Takes `n` requests of `key` one after the other; answers how many were admitted. */
+async function takeMany(
+  budget: { take(k: string): boolean | Promise<boolean> },
+  n: number,
+  key = 'bots:t',
+) {
   let admitted = 0;
-  for (let i = 0; i < n; i++) if (await budget.take('bots:t')) admitted++;
+  for (let i = 0; i < n; i++) if (await budget.take(key)) admitted++;
   return admitted;
+}
+
+/** Polls `check` every 20 ms until it holds; throws after `ms`. */
+async function until(check: () => boolean, what: string, ms = 10_000) {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 Deno.test('shared budget over the real backend', async (t) => {
@@ -70,23 +85,40 @@ Deno.test('shared budget over the real backend', async (t) => {
 
     await t.step('a stalled backend: fallback after the deadline, once; debit after', async () => {
       const lines: string[] = [];
-      const { budget, link } = budgetOver(backend, 60, lines);
+      const { budget, link, backend: limits } = budgetOver(backend, 60, lines);
+      // a tenant of its own: its bucket starts full (60), so only the debit can empty it
+      const key = 'bots:stall';
       backend.rest.switches.delayMs = DEFAULTS.sharedDeadlineMs + 500;
-      const first = budget.take('bots:t');
+      const first = budget.take(key);
       assert.ok(first instanceof Promise, 'the first request of a tenant asks');
       assert.equal(await first, true, 'admitted on the per-process bucket');
       assert.equal(link.shared, false);
-      assert.equal(await takeMany(budget, 100), 59, 'per-process: the rest of its minute');
-      link.failed();
+      assert.equal(await takeMany(budget, 100, key), 59, 'per-process: the rest of its minute');
       assert.equal(lines.length, 1, lines.join('\n'));
-      backend.rest.switches.delayMs = 0;
-      link.answered();
-      assert.equal(lines.length, 2);
+      // the process's own sync is the probe that brings it back once the backend answers
+      const sync = startSync({
+        backend: limits,
+        link,
+        process: 'budget-test',
+        counts: () => ({}),
+        apply: () => {},
+        log: (l) => lines.push(l),
+        intervalMs: 100,
+        leaseMs: 5_000,
+      });
+      try {
+        backend.rest.switches.delayMs = 0;
+        await until(() => link.shared, 'the sync to bring the shared limits back');
+      } finally {
+        await sync.close();
+      }
+      assert.equal(lines.length, 2, lines.join('\n'));
       assert.match(lines[1], /answers again/);
-      // 60 admitted on its own were debited: the shared bucket (60, full) has nothing left
-      assert.equal(await takeMany(budget, 10), 0);
+      // the 60 admitted on per-process limits are debited with the next lease: nothing is left
+      assert.equal(await takeMany(budget, 10, key), 0);
       const row = await backend.seed.query<{ tokens: number }>(
-        `select tokens from public.svc_tenant_buckets where tenant_key = 'bots:t'`,
+        `select tokens from public.svc_tenant_buckets where tenant_key = $1`,
+        [key],
       );
       assert.ok(row.rows[0].tokens < 2, `${row.rows[0].tokens} left`);
     });

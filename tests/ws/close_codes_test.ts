@@ -4,10 +4,15 @@
  * through the admission seam, 1013 from the check chain, 1012 at the deadline.
  */
 import assert from 'node:assert/strict';
-import type { Admission, AdmittedSession, SubscribeVerdict } from '../../src/ws/mod.ts';
+import {
+  type Admission,
+  type AdmittedSession,
+  openWsUpstream,
+  type SubscribeVerdict,
+} from '../../src/ws/mod.ts';
 import { closeClient, initialisedClient, rawClient, ticks } from './fixtures/clients.ts';
 import { testBothHosts, TOKEN, withWorld } from './fixtures/setup.ts';
-import { waitFor } from './fixtures/upstream.ts';
+import { type GraphqlUpstream, waitFor } from './fixtures/upstream.ts';
 
 /** Opens a raw client, sends `frames` (objects as JSON, strings as is) and returns the close. */
 async function closeAfter(url: string, frames: unknown[]) {
@@ -28,7 +33,7 @@ testBothHosts(
         await closeAfter(host.url, [{ type: 'connection_init', payload: 'x' }]),
         unauthorized,
       );
-      assert.equal(upstream.initPayloads.length, 0);
+      assert.equal(upstream.opened(), 0, 'no upstream socket was opened');
     }),
 );
 
@@ -44,7 +49,7 @@ for (const [label, token] of [['absent', null], ['holding whitespace', 'abc def'
       }, async ({ host, upstream }) => {
         const closed = await closeAfter(host.url, [{ type: 'connection_init' }]);
         assert.deepEqual(closed, { code: 4401, reason: 'svc proxy: token missing' });
-        assert.equal(upstream.initPayloads.length, 0);
+        assert.equal(upstream.opened(), 0, 'no upstream socket was opened');
       }),
   );
 }
@@ -55,11 +60,12 @@ testBothHosts(
     withWorld(
       kind,
       { deps: (b) => ({ ...b, limits: { ...b.limits, wsInitTimeoutMs: 50 } }) },
-      async ({ host }) => {
+      async ({ host, upstream }) => {
         assert.deepEqual(await closeAfter(host.url, []), {
           code: 4408,
           reason: 'Connection initialisation timeout',
         });
+        assert.equal(upstream.opened(), 0, 'no upstream socket was opened');
       },
     ),
 );
@@ -98,28 +104,43 @@ const BAD_FRAMES: [string, unknown, string][] = [
   ['a second connection_init', { type: 'connection_init' }, 'Too many initialisation requests'],
 ];
 
+/**
+ * The frames the upstream received after `from` (an index into its frames), once every upstream
+ * socket closed: the relay had its chance to pass an offending frame on.
+ */
+async function upstreamFramesAfter(upstream: GraphqlUpstream, from: number): Promise<string[]> {
+  await waitFor(() => upstream.open() === 0, 3_000);
+  return upstream.frames.slice(from);
+}
+
 testBothHosts(
-  '4400 for every malformed frame after init',
+  '4400 for every malformed frame after init; the frame is not relayed',
   (kind) =>
-    withWorld(kind, {}, async ({ host }) => {
+    withWorld(kind, {}, async ({ host, upstream }) => {
       for (const [label, frame, reason] of BAD_FRAMES) {
         const c = await initialisedClient(host.url);
+        const from = upstream.frames.length;
         c.send(frame);
         assert.deepEqual(await c.closed, { code: 4400, reason }, label);
+        const text = typeof frame === 'string' ? frame : JSON.stringify(frame);
+        assert.ok(!(await upstreamFramesAfter(upstream, from)).includes(text), `${label} relayed`);
       }
       const c = await initialisedClient(host.url);
+      const from = upstream.frames.length;
       c.ws.send(new Uint8Array([1, 2, 3]));
       assert.deepEqual(await c.closed, {
         code: 4400,
         reason: 'Binary frames are not part of graphql-transport-ws',
       });
+      const after = await upstreamFramesAfter(upstream, from);
+      assert.ok(after.every((f) => f.startsWith('{')), `binary relayed: ${after}`);
     }),
 );
 
 testBothHosts(
-  '4400 for a subscribe on an id already open',
+  '4400 for a subscribe on an id already open; the second is not relayed',
   (kind) =>
-    withWorld(kind, {}, async ({ host }) => {
+    withWorld(kind, {}, async ({ host, upstream }) => {
       const c = await initialisedClient(host.url);
       c.send(ticks('dup', 100, 1_000));
       c.send(ticks('dup', 100, 1_000));
@@ -127,17 +148,22 @@ testBothHosts(
         code: 4400,
         reason: 'Subscriber for this id already exists',
       });
+      const subscribes = (await upstreamFramesAfter(upstream, 0))
+        .filter((f) => JSON.parse(f).type === 'subscribe');
+      assert.ok(subscribes.length <= 1, `${subscribes.length} subscribes for 'dup' relayed`);
     }),
 );
 
 testBothHosts(
-  '4400 for a browser frame over 1 MiB',
+  '4400 for a browser frame over 1 MiB; the frame is not relayed',
   (kind) =>
-    withWorld(kind, {}, async ({ host }) => {
+    withWorld(kind, {}, async ({ host, upstream }) => {
       const c = await initialisedClient(host.url);
       const query = `{ a } #${'x'.repeat(1024 * 1024)}`;
       c.send({ id: '1', type: 'subscribe', payload: { query } });
       assert.deepEqual(await c.closed, { code: 4400, reason: 'Frame too large' });
+      const after = await upstreamFramesAfter(upstream, 0);
+      assert.ok(after.every((f) => f.length < 1024 * 1024), 'the large frame was relayed');
     }),
 );
 
@@ -156,76 +182,98 @@ function heldGate() {
 testBothHosts('4400 past 64 frames held before the upstream opens', (kind) => {
   const gate = heldGate();
   let released = 0;
-  return withWorld(kind, { deps: (b) => ({ ...b, admit: gate.admit }) }, async ({ host }) => {
-    const c = rawClient(host.url);
-    await c.opened;
-    c.send({ type: 'connection_init', payload: { authToken: 'browser' } });
-    for (let i = 0; i < 64; i++) c.send({ type: 'ping' });
-    await waitFor(() => host.relay.stats().heldFrames === 64);
-    assert.equal(host.relay.stats().preAuth, 1);
-    c.send({ type: 'ping' });
-    assert.deepEqual(await c.closed, {
-      code: 4400,
-      reason: 'Too many frames before the upstream opened',
-    });
-    // The gate answers after the socket is gone: the session is released at once.
-    gate.release({ ok: true, session: { release: () => released++ } });
-    await waitFor(() => released === 1);
-    assert.deepEqual(gate.seen, [{ authToken: 'browser' }]);
-  });
+  return withWorld(
+    kind,
+    { deps: (b) => ({ ...b, admit: gate.admit }) },
+    async ({ host, upstream }) => {
+      const c = rawClient(host.url);
+      await c.opened;
+      c.send({ type: 'connection_init', payload: { authToken: 'browser' } });
+      for (let i = 0; i < 64; i++) c.send({ type: 'ping' });
+      await waitFor(() => host.relay.stats().heldFrames === 64);
+      assert.equal(host.relay.stats().preAuth, 1);
+      c.send({ type: 'ping' });
+      assert.deepEqual(await c.closed, {
+        code: 4400,
+        reason: 'Too many frames before the upstream opened',
+      });
+      // The gate answers after the socket is gone: the session is released at once.
+      assert.equal(upstream.opened(), 0, 'no upstream socket was opened');
+      gate.release({ ok: true, session: { release: () => released++ } });
+      await waitFor(() => released === 1);
+      assert.deepEqual(gate.seen, [{ authToken: 'browser' }]);
+    },
+  );
 });
 
 testBothHosts('4400 reaches a browser that keeps sending past the 64th held frame', (kind) => {
   const gate = heldGate();
-  return withWorld(kind, { deps: (b) => ({ ...b, admit: gate.admit }) }, async ({ host }) => {
-    const c = rawClient(host.url);
-    await c.opened;
-    c.send({ type: 'connection_init' });
-    // Deno's server socket used to drop the connection (1006) on a frame after its close frame.
-    for (let i = 0; i < 200; i++) c.send({ type: 'ping' });
-    assert.deepEqual(await c.closed, {
-      code: 4400,
-      reason: 'Too many frames before the upstream opened',
-    });
-    gate.release({ ok: true, session: {} });
-  });
+  return withWorld(
+    kind,
+    { deps: (b) => ({ ...b, admit: gate.admit }) },
+    async ({ host, upstream }) => {
+      const c = rawClient(host.url);
+      await c.opened;
+      c.send({ type: 'connection_init' });
+      // Deno's server socket used to drop the connection (1006) on a frame after its close frame.
+      for (let i = 0; i < 200; i++) c.send({ type: 'ping' });
+      assert.deepEqual(await c.closed, {
+        code: 4400,
+        reason: 'Too many frames before the upstream opened',
+      });
+      assert.equal(upstream.opened(), 0, 'no upstream socket was opened');
+      gate.release({ ok: true, session: {} });
+    },
+  );
 });
 
 testBothHosts('a browser that never stops sending is still closed after the overflow', (kind) => {
   const gate = heldGate();
-  return withWorld(kind, { deps: (b) => ({ ...b, admit: gate.admit }) }, async ({ host }) => {
-    const c = rawClient(host.url);
-    await c.opened;
-    c.send({ type: 'connection_init' });
-    const flood = setInterval(() => {
-      if (c.ws.readyState === WebSocket.OPEN) c.send({ type: 'ping' });
-    }, 1);
-    try {
-      const closed = await c.closed;
-      assert.notEqual(closed.reason, 'test: expected close did not come');
-      assert.equal(host.relay.stats().heldFrames, 0);
-    } finally {
-      clearInterval(flood);
-    }
-    gate.release({ ok: true, session: {} });
-  });
+  return withWorld(
+    kind,
+    { deps: (b) => ({ ...b, admit: gate.admit }) },
+    async ({ host, upstream }) => {
+      const c = rawClient(host.url);
+      await c.opened;
+      c.send({ type: 'connection_init' });
+      const flood = setInterval(() => {
+        if (c.ws.readyState === WebSocket.OPEN) c.send({ type: 'ping' });
+      }, 1);
+      try {
+        assert.deepEqual(await c.closed, {
+          code: 4400,
+          reason: 'Too many frames before the upstream opened',
+        });
+        assert.equal(host.relay.stats().heldFrames, 0);
+      } finally {
+        clearInterval(flood);
+      }
+      assert.equal(upstream.opened(), 0, 'no upstream socket was opened');
+      gate.release({ ok: true, session: {} });
+    },
+  );
 });
 
 testBothHosts('4400 past 512 KiB held before the upstream opens', (kind) => {
   const gate = heldGate();
-  return withWorld(kind, { deps: (b) => ({ ...b, admit: gate.admit }) }, async ({ host }) => {
-    const c = rawClient(host.url);
-    await c.opened;
-    c.send({ type: 'connection_init' });
-    const big = { type: 'ping', payload: { pad: 'x'.repeat(300 * 1024) } };
-    c.send(big);
-    c.send(big);
-    assert.deepEqual(await c.closed, {
-      code: 4400,
-      reason: 'Too many frames before the upstream opened',
-    });
-    gate.release({ ok: true, session: {} });
-  });
+  return withWorld(
+    kind,
+    { deps: (b) => ({ ...b, admit: gate.admit }) },
+    async ({ host, upstream }) => {
+      const c = rawClient(host.url);
+      await c.opened;
+      c.send({ type: 'connection_init' });
+      const big = { type: 'ping', payload: { pad: 'x'.repeat(300 * 1024) } };
+      c.send(big);
+      c.send(big);
+      assert.deepEqual(await c.closed, {
+        code: 4400,
+        reason: 'Too many frames before the upstream opened',
+      });
+      assert.equal(upstream.opened(), 0, 'no upstream socket was opened');
+      gate.release({ ok: true, session: {} });
+    },
+  );
 });
 
 testBothHosts('4400 past 64 frames held behind a pending check', (kind) => {
@@ -234,7 +282,7 @@ testBothHosts('4400 past 64 frames held behind a pending check', (kind) => {
   return withWorld(
     kind,
     { deps: (b) => ({ ...b, checkSubscribe: () => pending }) },
-    async ({ host }) => {
+    async ({ host, upstream }) => {
       const c = await initialisedClient(host.url);
       c.send(ticks('1', 1));
       for (let i = 0; i < 64; i++) c.send({ type: 'ping' });
@@ -244,6 +292,8 @@ testBothHosts('4400 past 64 frames held behind a pending check', (kind) => {
         code: 4400,
         reason: 'Too many frames behind a pending check',
       });
+      const relayed = await upstreamFramesAfter(upstream, 0);
+      assert.ok(!relayed.some((f) => JSON.parse(f).type === 'subscribe'), 'a subscribe relayed');
       answer({ ok: false, code: 'ProxyFenceUnavailable', message: 'late' });
     },
   );
@@ -269,7 +319,7 @@ testBothHosts("the gate's refusals close with the gate's code; a throwing gate 4
         reason: 'ProxyAuthUnavailable',
       });
       assert.deepEqual(await closeAfter(host.url, [init]), { code: 4401, reason: 'Unauthorized' });
-      assert.equal(upstream.initPayloads.length, 0);
+      assert.equal(upstream.opened(), 0, 'no upstream socket was opened');
     },
   );
 });
@@ -297,10 +347,12 @@ testBothHosts('a check that says close closes the socket (1013)', (kind) =>
       ...b,
       checkSubscribe: () => ({ ok: false, closeCode: 1013, reason: 'ProxyFenceUnavailable' }),
     }),
-  }, async ({ host }) => {
+  }, async ({ host, upstream }) => {
     const c = await initialisedClient(host.url);
     c.send(ticks('1', 1));
     assert.deepEqual(await c.closed, { code: 1013, reason: 'ProxyFenceUnavailable' });
+    const relayed = await upstreamFramesAfter(upstream, 0);
+    assert.ok(!relayed.some((f) => JSON.parse(f).type === 'subscribe'), 'a subscribe relayed');
   }));
 
 testBothHosts(
@@ -353,20 +405,23 @@ testBothHosts("1012 at the session's exp when sooner than the life", (kind) =>
     assert.deepEqual(await c.closed, { code: 1012, reason: 'reconnect to be re-authorised' });
   }));
 
-testBothHosts(
-  'an exp already past closes 1012 without opening the upstream',
-  (kind) =>
-    withWorld(kind, {
-      deps: (b) => ({
-        ...b,
-        admit: () => Promise.resolve({ ok: true, session: { expiresAt: 1 } }),
-      }),
-    }, async ({ host, upstream }) => {
-      const closed = await closeAfter(host.url, [{ type: 'connection_init' }]);
-      assert.deepEqual(closed, { code: 1012, reason: 'reconnect to be re-authorised' });
-      assert.equal(upstream.initPayloads.length, 0);
+testBothHosts('an exp already past closes 1012 without opening the upstream', (kind) => {
+  // every upstream socket the relay opens goes through its factory: none may
+  let opening = 0;
+  return withWorld(kind, {
+    deps: (b) => ({
+      ...b,
+      openUpstream: (...args) => (opening++, (b.openUpstream ?? openWsUpstream)(...args)),
+      admit: () => Promise.resolve({ ok: true, session: { expiresAt: 1 } }),
     }),
-);
+  }, async ({ host, upstream }) => {
+    const closed = await closeAfter(host.url, [{ type: 'connection_init' }]);
+    assert.deepEqual(closed, { code: 1012, reason: 'reconnect to be re-authorised' });
+    assert.equal(opening, 0, 'an upstream socket was opened');
+    assert.equal(upstream.opened(), 0, 'no upstream socket was opened');
+    assert.equal(host.relay.stats().upstreamSockets, 0);
+  });
+});
 
 testBothHosts(
   'a close code the transport refuses still closes the socket',

@@ -32,10 +32,12 @@ const LIMITS = {
 
 /** A scripted upstream: acknowledges, then per `mode` floods every subscription or stops reading. */
 async function startUpstream(mode: 'flood' | 'deaf') {
-  const state = { sent: 0, buffered: 0, ended: false };
+  // `socket` is the last upstream socket, read at assertion time; `halted` stops the flood
+  const state = { sent: 0, ended: false, halted: false, socket: null as WsWebSocket | null };
   const server = http.createServer();
   const wss = new WebSocketServer({ server, perMessageDeflate: false });
   wss.on('connection', (ws: WsWebSocket) => {
+    state.socket = ws;
     ws.on('error', () => {});
     ws.on('close', () => state.ended = true);
     ws.on('message', (data: Uint8Array) => {
@@ -48,11 +50,10 @@ async function startUpstream(mode: 'flood' | 'deaf') {
   });
   const pad = 'x'.repeat(1000);
   const flood = (ws: WsWebSocket, id: string) => {
-    if (ws.readyState !== WsWebSocket.OPEN) return;
+    if (ws.readyState !== WsWebSocket.OPEN || state.halted) return;
     while (ws.bufferedAmount < 64 * 1024) {
       ws.send(`{"id":"${id}","type":"next","payload":{"data":{"n":${state.sent++},"p":"${pad}"}}}`);
     }
-    state.buffered = ws.bufferedAmount;
     setTimeout(() => flood(ws, id), 1);
   };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -133,12 +134,19 @@ testBothHosts(
         await new Promise((resolve) => setTimeout(resolve, 300));
         const sent = upstream.state.sent;
         await new Promise((resolve) => setTimeout(resolve, 300));
+        // the upstream's own unsent bytes, read now on its open socket: it cannot send because
+        // the relay stopped reading its leg
+        assert.equal(upstream.state.socket?.readyState, WsWebSocket.OPEN, 'the leg is open');
+        const unsent = upstream.state.socket?.bufferedAmount ?? 0;
+        assert.ok(unsent >= 64 * 1024, `the upstream's socket holds ${unsent} unsent bytes`);
         assert.equal(upstream.state.sent, sent, 'backpressure reached the upstream');
-        assert.ok(upstream.state.buffered >= 64 * 1024);
         b.ws.resume();
         await waitFor(() => b.seen.received > sent + 1000, 10_000);
+        // the upstream stops; once drained, the browser holds every frame it sent
+        upstream.state.halted = true;
+        await waitFor(() => b.seen.received >= upstream.state.sent, 10_000).catch(() => {});
+        assert.equal(b.seen.received, upstream.state.sent, 'none lost');
         assert.equal(b.seen.outOfOrder, 0, 'every frame, in order');
-        assert.equal(b.seen.received, b.seen.last + 1, 'none lost');
         assert.deepEqual(stalls, []);
         b.ws.close(1000);
         await b.closed;

@@ -1,8 +1,11 @@
 /**
- * Browsers that go away (docs/operations.md "Faults"), each a Fault of fault.ts run by
- * scripts/faults/run.ts: requests and uploads aborted at every stage (mid-head, mid-body, waiting
- * for the upstream, mid-answer). Each abort's label says what the gateway did with the upstream
- * call: closed at once ('... upstream call closed') or kept until the deadline ('... held').
+ * Browsers that go away (docs/operations.md "Faults"), each a Fault of fault.ts run by scripts/faults/run.ts:
+ * requests and uploads aborted at every stage (mid-head, mid-body, waiting for the upstream,
+ * mid-answer). Each abort's label says what the gateway did with the upstream call: closed at
+ * once ('... upstream call closed'), kept until the deadline ('... held'), or never made
+ * ('... reached the upstream' with the count that did); a connection closed mid-head or
+ * mid-body says whether the gateway answered, whether its call reached the upstream and, when
+ * it did (a streamed upload), whether that call was closed at once or held.
  *
  * Deno host (Deno.serve 2.9, measured): a vanished caller is reported only for a request that
  * arrived whole in one small read; an upload aborted while the upstream is silent is held until
@@ -30,9 +33,13 @@ async function abortRound(
   const abort = new AbortController();
   const calls = Array.from({ length: ROUND }, () => start(abort.signal).catch(() => null));
   // reached: the stand-in holds ROUND of the fault's calls (heads read; bodies whole or not)
-  await settles(() => Promise.resolve(standIn.open), (n) => n >= ROUND, 5_000);
+  const reached = await settles(() => Promise.resolve(standIn.open), (n) => n >= ROUND, 5_000);
   abort.abort();
   await Promise.all(calls);
+  if (!reached.held) {
+    await settles(() => Promise.resolve(standIn.open), (n) => n === 0, ABORT_TIMEOUT_MS * 2);
+    return `${what}: only ${reached.last} of ${ROUND} calls reached the upstream`;
+  }
   const closed = await settles(() => Promise.resolve(standIn.open), (n) => n === 0, AT_ONCE_MS);
   if (closed.held) return `${what}: upstream call closed`;
   // held: wait for the deadline to close it before the next round
@@ -70,29 +77,55 @@ function stalledBody(): ReadableStream<Uint8Array> {
   });
 }
 
-/** Sends half a request head on a raw connection, then closes it. */
-async function halfHead(gateway: string): Promise<string> {
-  const { hostname, port } = new URL(gateway);
+/**
+ * Writes `text` on a raw connection to the gateway, waits 100 ms, reads what the gateway wrote
+ * back meanwhile (50 ms more at most), closes, and says what happened: whether the gateway
+ * answered (its status line) and whether a call of the fault's reached the stand-in meanwhile
+ * (its head read, whole body or not).
+ */
+async function closeAfter(world: FaultWorld, text: string): Promise<string> {
+  const { hostname, port } = new URL(world.gateway.url);
+  const reached = world.standIn.heads;
   const conn = await Deno.connect({ hostname, port: Number(port) });
-  await conn.write(new TextEncoder().encode('POST /svc/graphql HTTP/1.1\r\nhost: 127.0.0.1\r\n'));
+  await conn.write(new TextEncoder().encode(text));
   await new Promise((resolve) => setTimeout(resolve, 100));
+  const buffer = new Uint8Array(256);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const read = await Promise.race([
+    conn.read(buffer).catch(() => null),
+    new Promise<'none'>((resolve) => timer = setTimeout(() => resolve('none'), 50)),
+  ]);
+  clearTimeout(timer);
   conn.close();
-  return 'closed mid-head';
+  const answer = typeof read === 'number'
+    ? `answered ${new TextDecoder().decode(buffer.subarray(0, read)).split('\r\n')[0]}`
+    : read === null
+    ? 'closed by the gateway'
+    : 'no answer';
+  if (world.standIn.heads === reached) return `${answer}, nothing upstream`;
+  // a streamed body (an upload) starts its upstream call at once: it must end with the caller
+  const closed = await settles(
+    () => Promise.resolve(world.standIn.open),
+    (n) => n === 0,
+    AT_ONCE_MS,
+  );
+  if (closed.held) return `${answer}, reached the upstream, call closed`;
+  await settles(() => Promise.resolve(world.standIn.open), (n) => n === 0, ABORT_TIMEOUT_MS * 2);
+  return `${answer}, reached the upstream, call held`;
+}
+
+/** Sends half a request head on a raw connection, then closes it. */
+async function halfHead(world: FaultWorld): Promise<string> {
+  const head = 'POST /svc/graphql HTTP/1.1\r\nhost: 127.0.0.1\r\n';
+  return `closed mid-head: ${await closeAfter(world, head)}`;
 }
 
 /** Sends a request head promising 1000 bytes and 10 of them on a raw connection, then closes. */
-async function halfBody(gateway: string, path: string): Promise<string> {
-  const { hostname, port } = new URL(gateway);
-  const conn = await Deno.connect({ hostname, port: Number(port) });
-  await conn.write(
-    new TextEncoder().encode(
-      `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\n` +
-        'content-length: 1000\r\n\r\n{"query":',
-    ),
-  );
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  conn.close();
-  return 'closed mid-body';
+async function halfBody(world: FaultWorld, what: string, path: string): Promise<string> {
+  const { port } = new URL(world.gateway.url);
+  const text = `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n` +
+    'content-type: application/json\r\ncontent-length: 1000\r\n\r\n{"query":';
+  return `${what} closed mid-body: ${await closeAfter(world, text)}`;
 }
 
 /** Reads the first chunk of an answer, then aborts the call. */
@@ -155,25 +188,25 @@ export const browserAbortFaults: Fault[] = [
     },
   })),
   fault('browser: closes a POST mid-body', () => ({
-    expected: ['closed mid-body'],
+    options: OPTIONS,
+    expected: [
+      'POST closed mid-body: no answer, nothing upstream',
+      // an upload's body is streamed: its upstream call may have started (then it must end)
+      'upload closed mid-body: no answer, nothing upstream',
+      'upload closed mid-body: no answer, reached the upstream, call closed',
+    ],
+    required: ['POST closed mid-body: no answer, nothing upstream'],
     async drive(world) {
-      const reached = world.standIn.requests;
-      const gateway = world.gateway.url;
       await repeat(world.until, world.tally, async () => {
-        world.tally['closed mid-body'] = (world.tally['closed mid-body'] ?? 0) + 1;
-        await halfBody(gateway, '/svc/graphql?op=Fault');
-        return await halfBody(gateway, FAULT_UPLOAD);
+        const post = await halfBody(world, 'POST', '/svc/graphql?op=Fault');
+        world.tally[post] = (world.tally[post] ?? 0) + 1;
+        return await halfBody(world, 'upload', FAULT_UPLOAD);
       });
-      if (world.standIn.requests !== reached) world.tally['a half body reached the upstream'] = 1;
     },
   })),
   fault('browser: closes mid-head', () => ({
-    expected: ['closed mid-head'],
-    async drive(world) {
-      const reached = world.standIn.requests;
-      await repeat(world.until, world.tally, () => halfHead(world.gateway.url), 2);
-      if (world.standIn.requests !== reached) world.tally['a half head reached the upstream'] = 1;
-    },
+    expected: ['closed mid-head: no answer, nothing upstream'],
+    drive: (world) => repeat(world.until, world.tally, () => halfHead(world), 2),
   })),
   fault('browser: aborts mid-answer', () => ({
     options: OPTIONS,

@@ -117,6 +117,7 @@ export const upstreamHttpFaults: Fault[] = [
     'upstream: reset mid-answer',
     // a piped upload answer cut before its head went out (Node): the caller's connection is reset
     modeScenario({ kind: 'reset' }, [UNAVAILABLE, 'cut 200', 'error TypeError'], {
+      required: [UNAVAILABLE],
       uploads: true,
       logs: CUT_ANSWER_LOG,
     }),
@@ -133,7 +134,7 @@ export const upstreamHttpFaults: Fault[] = [
     modeScenario({ kind: 'large', bytes: FAULT_ANSWER_BYTES * 1.5, declared: false }, [
       TOO_LARGE,
       'cut 200',
-    ], { uploads: true, logs: CUT_ANSWER_LOG }),
+    ], { required: [TOO_LARGE], uploads: true, logs: CUT_ANSWER_LOG }),
   ),
   fault(
     'upstream: large answer within the size bound',

@@ -48,8 +48,10 @@ export interface UpstreamStandIn {
   readsStopped: boolean;
   /** Connections accepted so far. */
   readonly accepted: number;
-  /** Requests whose head was read so far. */
+  /** A fault's requests whose whole body was read so far (then answered per the mode). */
   readonly requests: number;
+  /** A fault's requests whose head was read so far, whole body or not (a cut one counts). */
+  readonly heads: number;
   /** Connections the gateway closed before the stand-in answered (or while it answered). */
   readonly closedByGateway: number;
   /** Resolves once `open` is at most `n` (polls every 10 ms; rejects after `limitMs`). */
@@ -86,7 +88,7 @@ export function startUpstreamStandIn(
   /** Connections carrying a fault's request (the mode's), open now. */
   const conns = new Set<Deno.Conn>();
   const piped = new Set<Deno.Conn>();
-  const stats = { accepted: 0, requests: 0, closedByGateway: 0 };
+  const stats = { accepted: 0, requests: 0, heads: 0, closedByGateway: 0 };
   const front: Front = { target: options.target, readsStopped: false, pending, conns, piped };
   const accept = async (from: Deno.Listener) => {
     try {
@@ -129,6 +131,9 @@ export function startUpstreamStandIn(
     },
     get requests() {
       return stats.requests;
+    },
+    get heads() {
+      return stats.heads;
     },
     get closedByGateway() {
       return stats.closedByGateway;
@@ -176,7 +181,7 @@ interface Front {
 async function serve(
   conn: Deno.Conn,
   standIn: { mode: StandInMode },
-  stats: { requests: number; closedByGateway: number },
+  stats: { requests: number; heads: number; closedByGateway: number },
   front: Front,
 ): Promise<void> {
   const head = await readHead(conn);
@@ -187,7 +192,10 @@ async function serve(
     front.piped.add(conn);
     return await pipeTo(conn, front, head.raw);
   }
-  if (!ordinary) front.conns.add(conn);
+  if (!ordinary) {
+    front.conns.add(conn);
+    stats.heads++;
+  }
   const body = await readBody(conn, head);
   if (body === null) return;
   if (ordinary) return void await forward(conn, front.target!, head, body);
