@@ -77,7 +77,8 @@ function closing(socket: Duplex): boolean {
  */
 export function upgradeBehindAnswer(socket: Duplex): boolean {
   const last = latest.get(socket);
-  if (last === undefined || last.writableFinished) return false;
+  // finished, or destroyed with its connection (its close already happened): nothing to wait for
+  if (last === undefined || last.writableFinished || last.destroyed) return false;
   last.once('close', () => {
     // like node:http's destroySoon: what the answer wrote is flushed, then the connection ends
     if (!socket.writable || socket.writableFinished) return void socket.destroy();
