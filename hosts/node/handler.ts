@@ -4,7 +4,8 @@
  * function (hosts/vercel/). SPEC "What the service does" 6 (one core, the same
  * route table on each host), "Startup behaviour and hosts".
  *
- * Per request: a request with two Host lines is 400 (RFC 9112 section 3.2), then
+ * Per request: its turn among requests pipelined on its connection (pipelined.ts), then a
+ * request with two Host lines is 400 (RFC 9112 section 3.2), then
  * health, then the proxy; a path neither claims goes to `next`
  * untouched (its body unread), so the host decides what an unclaimed path is
  * (the Node server's static build, Vite's own middleware, the function's 404
@@ -25,6 +26,7 @@ import { sendResponse, toRequest, toUpgradeRequest } from './bridge.ts';
 import { answerLean, takesLeanPath } from './lean.ts';
 import { responseAbortSignal } from './caller_signal.ts';
 import { mayClaim, pathOf } from './gateway_paths.ts';
+import { inTurn, noteAnswer, upgradeBehindAnswer } from './pipelined.ts';
 
 /** Called for a request neither health nor the proxy claims. */
 export type NextHandler = (error?: unknown) => void;
@@ -97,6 +99,10 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
     res: ServerResponse,
     next: NextHandler,
   ): Promise<void> {
+    // a request pipelined behind an answer waits for it; after a connection: close, nothing runs
+    noteAnswer(req, res);
+    const turn = inTurn(req, res);
+    if (turn === false || (turn !== true && !(await turn))) return;
     if (hasRepeatedHost(req)) {
       req.resume();
       return sendResponse(req, res, repeatedHostAnswer());
@@ -120,6 +126,10 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
 
   function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const request = toUpgradeRequest(req, originOf(req));
+    // pipelined behind an unfinished answer: the connection ends after it, nothing is upgraded
+    if (new URL(request.url).pathname === proxy.config.wsPath && upgradeBehindAnswer(socket)) {
+      return true;
+    }
     if (hasRepeatedHost(req) && new URL(request.url).pathname === proxy.config.wsPath) {
       void refuseUpgrade(socket, repeatedHostAnswer());
       return true;

@@ -93,3 +93,18 @@ export function firstBody(text: string): string {
   const end = text.indexOf('\r\n\r\n');
   return end === -1 ? '' : text.slice(end + 4);
 }
+
+/** A relay upgrade request (graphql-transport-ws) for GET /svc/graphql with the given Host lines. */
+export function upgradeRequest(hostLines: string[]): string {
+  return [
+    'GET /svc/graphql HTTP/1.1',
+    ...hostLines,
+    'connection: Upgrade',
+    'upgrade: websocket',
+    'sec-websocket-version: 13',
+    'sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==',
+    'sec-websocket-protocol: graphql-transport-ws',
+    '',
+    '',
+  ].join('\r\n');
+}

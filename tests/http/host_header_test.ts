@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { assertNothingReached, forwarded } from '../helpers/assertions.ts';
 import { HOSTS } from '../helpers/gateway.ts';
-import { exchange, firstBody } from '../helpers/raw_socket.ts';
+import { exchange, firstBody, upgradeRequest as upgrade } from '../helpers/raw_socket.ts';
 import { withGateway } from '../helpers/setup.ts';
 
 const Q = JSON.stringify({ query: '{ currentUser { id } }' });
@@ -23,21 +23,6 @@ function post(lines: string[], version = 'HTTP/1.1'): string {
     'connection: close',
     '',
     Q,
-  ].join('\r\n');
-}
-
-/** An upgrade on the relay path with the given Host lines. */
-function upgrade(hostLines: string[]): string {
-  return [
-    'GET /svc/graphql HTTP/1.1',
-    ...hostLines,
-    'connection: Upgrade',
-    'upgrade: websocket',
-    'sec-websocket-version: 13',
-    'sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==',
-    'sec-websocket-protocol: graphql-transport-ws',
-    '',
-    '',
   ].join('\r\n');
 }
 

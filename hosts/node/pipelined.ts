@@ -1,0 +1,89 @@
+/**
+ * Requests pipelined on one connection, on the node:http hosts: each is served only once the
+ * answers before it on that connection are done. SPEC "Size and capacity" (the 413 is sent with
+ * `connection: close`): once such an answer is sent, no further request on that connection
+ * reaches a route. node:http parses pipelined requests as their bytes arrive and emits each at
+ * once, its answer queued behind the earlier ones (`res.socket` stays null until its turn), and it
+ * emits an upgrade pipelined behind an unfinished answer straight away; so without this a request
+ * sent after an oversize body would run (and be forwarded) while the 413 is still on its way.
+ *
+ * A request waits for its answer's turn: node:http gives it the connection once the earlier
+ * answer finished and kept the connection, and never when that answer closed it (the request then
+ * reaches nothing). An upgrade that arrives while an answer on its connection is unfinished
+ * reaches nothing either: the connection ends once that answer is done. Bounded by node:http's own
+ * pending requests: one close listener per connection with a waiting request, one entry per
+ * waiting request; a request served in its turn costs one WeakMap write.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+/** Per connection: how to end each request still waiting for its turn when the connection closes. */
+const waiting = new WeakMap<Duplex, Set<() => void>>();
+
+/** Per connection: the answer of the last request begun on it (answers finish in order). */
+const latest = new WeakMap<Duplex, ServerResponse>();
+
+/** Notes `res` as the latest answer on its connection. Call once per request, first thing. */
+export function noteAnswer(req: IncomingMessage, res: ServerResponse): void {
+  latest.set(req.socket, res);
+}
+
+/**
+ * Whether `res` may be served: true when it holds its connection (no earlier answer pending) and
+ * no earlier answer closed it; else a promise of the same once it got the connection, false when
+ * the connection closed first (serve nothing).
+ */
+export function inTurn(req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> {
+  const socket = req.socket;
+  if (res.socket !== null) return !closing(socket);
+  let ends = waiting.get(socket);
+  if (ends === undefined) {
+    const created = new Set<() => void>();
+    waiting.set(socket, created);
+    socket.once('close', () => {
+      for (const end of [...created]) end();
+    });
+    ends = created;
+  }
+  const set = ends;
+  return new Promise((resolve) => {
+    const end = () => {
+      set.delete(end);
+      res.off('socket', onSocket);
+      resolve(false);
+    };
+    const onSocket = () => {
+      set.delete(end);
+      resolve(!closing(socket));
+    };
+    set.add(end);
+    res.once('socket', onSocket);
+  });
+}
+
+/**
+ * Whether an earlier answer closed the connection: node:http ends its writing side after an
+ * answer with `connection: close` (and a request parsed after that answer finished is given the
+ * connection at once, as if it were free).
+ */
+function closing(socket: Duplex): boolean {
+  return socket.writableEnded || socket.destroyed;
+}
+
+/**
+ * Whether an upgrade on `socket` arrived behind an unfinished answer. If so the connection is
+ * ended once that answer is done (its bytes still reach the caller) and the upgrade reaches
+ * nothing: the caller must not serve it.
+ */
+export function upgradeBehindAnswer(socket: Duplex): boolean {
+  const last = latest.get(socket);
+  // finished, or destroyed with its connection (its close already happened): nothing to wait for
+  if (last === undefined || last.writableFinished || last.destroyed) return false;
+  last.once('close', () => {
+    // like node:http's destroySoon: what the answer wrote is flushed, then the connection ends
+    if (!socket.writable || socket.writableFinished) return void socket.destroy();
+    socket.once('finish', () => socket.destroy());
+    socket.end();
+  });
+  return true;
+}
