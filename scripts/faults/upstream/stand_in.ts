@@ -7,7 +7,7 @@
  *
  * In front of a real upstream (`target`, the sandbox), only the fault's own requests get the
  * mode: a GraphQL call whose operation is named `Fault` (`?op=Fault`) or an upload carrying
- * `fault=1` in its query. Every other request is forwarded to the target and its answer relayed
+ * `fileType=fault` in its query. Every other request is forwarded to the target and its answer relayed
  * (still one request per connection), and a WebSocket upgrade is piped to the target byte for
  * byte, so ordinary traffic (POSTs, uploads, subscriptions) flows beside the fault.
  */
@@ -187,7 +187,7 @@ async function serve(
   const head = await readHead(conn);
   if (head === null) return;
   front.pending.delete(conn);
-  const ordinary = front.target !== undefined && !/[?&](op=Fault|fault=1)\b/.test(head.path);
+  const ordinary = front.target !== undefined && !/[?&](op=Fault|fileType=fault)\b/.test(head.path);
   if (ordinary && head.upgrade) {
     front.piped.add(conn);
     return await pipeTo(conn, front, head.raw);
