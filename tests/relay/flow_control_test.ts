@@ -132,8 +132,8 @@ async function scenario(kind: HostKind): Promise<void> {
 
     // backpressure reached the upstream, read now, after the stall: over 2 s, each never-resumed
     // stream's socket holds the upstream's whole send-ahead unsent at every reading (a gateway
-    // that drains the upstream while the browser is stalled lets it fall below at some reading;
-    // one that ends the upstream stream leaves nothing unsent), and sends nothing more
+    // that ended the upstream stream instead of pushing back leaves nothing unsent), and sends
+    // nothing more (a gateway that reads on while the browser is stalled lets it send)
     const resumedStream = upstream.streams.find((s) => s.id === 'resumed')!;
     const streams = upstream.streams.filter((s) => s.id === 's');
     assert.equal(streams.length, STALLED);
