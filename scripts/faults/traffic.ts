@@ -14,7 +14,10 @@ export const BOT_QUERY = 'query B($botID: BotID!) { bot(id: $botID) { id title }
 export const BOOKINGS = 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }';
 /** The fault's own GraphQL call: the stand-in applies its mode to operation `Fault` only. */
 export const FAULT_QUERY = 'query Fault { currentUser { id } }';
-/** The fault's own upload path (the stand-in applies its mode to `fileType=fault` only). */
+/**
+ * The fault's own upload path (the stand-in applies its mode to `fileType=fault` only): a
+ * parameter the path takes, since the gateway forwards no other (docs/routes.md).
+ */
 export const FAULT_UPLOAD = '/svc/api/filestorage/upload/useraccount?fileType=fault';
 /** An ordinary upload path (bot 1). */
 export const ORDINARY_UPLOAD = `/svc/api/filestorage/upload/bot?botID=${WORLD_IDS.bot1}`;

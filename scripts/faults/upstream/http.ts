@@ -1,6 +1,6 @@
 /**
  * The upstream's HTTP faults (docs/operations.md "Faults"), each a Fault of fault.ts run by
- * scripts/faults/run.ts: the gateway's own calls (operation `Fault`, upload `fileType=fault`, a parameter the gateway forwards) meet the
+ * scripts/faults/run.ts: the gateway's own calls (operation `Fault`, upload `fileType=fault`) meet the
  * fault at the stand-in while ordinary traffic goes through to the sandbox. Deadlines are short
  * (options timeoutMs, slowTimeoutMs) so a run takes seconds; the answer-size bound is lowered to 1
  * MiB for the same reason (UPSTREAM_ANSWER_MAX_BYTES).

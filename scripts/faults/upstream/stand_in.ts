@@ -7,7 +7,7 @@
  *
  * In front of a real upstream (`target`, the sandbox), only the fault's own requests get the
  * mode: a GraphQL call whose operation is named `Fault` (`?op=Fault`) or an upload carrying
- * `fileType=fault` in its query (a parameter the gateway forwards re-encoded; unknown ones are dropped). Every other request is forwarded to the target and its answer relayed
+ * `fileType=fault` in its query. Every other request is forwarded to the target and its answer relayed
  * (still one request per connection), and a WebSocket upgrade is piped to the target byte for
  * byte, so ordinary traffic (POSTs, uploads, subscriptions) flows beside the fault.
  */
