@@ -18,8 +18,10 @@
  *   plus up to one refill interval's tokens while a dry process waits to ask again (they stay
  *   in the bucket). While the backend does not answer: per-process limits (`local`).
  * - Reconciliation: requests admitted on per-process limits during an outage are counted per
- *   tenant (at most DEFAULTS.sharedSpentTracked tenants) and debited from the shared bucket with
- *   the tenant's next lease once the backend answers.
+ *   tenant (at most DEFAULTS.sharedSpentTracked tenants) and debited from the shared bucket as
+ *   soon as the backend answers again (`reconcile`, one call per tenant owing, asking for no
+ *   tokens), so other processes do not take from a bucket that should be empty; a debit whose
+ *   call gets no answer is kept and sent with the tenant's next call.
  */
 import { LRUCache } from 'lru-cache';
 import { DEFAULTS } from '../config/defaults.ts';
@@ -56,6 +58,11 @@ export interface BudgetDeps {
 export interface SharedBudget {
   /** True admitted, false 429; a promise only when the backend must be asked first. */
   take(key: string): boolean | Promise<boolean>;
+  /**
+   * Debits from the shared bucket every tenant's requests admitted on per-process limits
+   * (called when the backend answers again after an outage). Never throws.
+   */
+  reconcile(): void;
   /** Tenants with a lease held now. */
   readonly size: number;
 }
@@ -129,7 +136,18 @@ export function createSharedBudget(deps: BudgetDeps): SharedBudget {
     });
   };
 
+  /** Sends `key`'s debt alone (no tokens asked); kept for the next call when unanswered. */
+  const repay = (key: string, debit: number): void => {
+    spent.delete(key);
+    void backend.take(key, 0, deps.burst(key), debit).then((granted) => {
+      if (granted === null) spent.set(key, (spent.get(key) ?? 0) + debit);
+    });
+  };
+
   return {
+    reconcile() {
+      for (const [key, debit] of [...spent.entries()]) if (debit > 0) repay(key, debit);
+    },
     take(key) {
       if (!link.shared) return fallback(key);
       let lease = leases.get(key);

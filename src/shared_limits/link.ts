@@ -6,8 +6,8 @@
  *
  * Any shared-limits call that gets no answer (deadline passed, unreachable, non-200) calls
  * `failed()`; the first one of an outage logs one line and counts one fallback. Any answer calls
- * `answered()`; the first one after an outage logs one line and the process is shared again
- * (what it admitted meanwhile is reconciled by budget.ts). A backend that keeps flapping writes
+ * `answered()`; the first one after an outage logs one line, the process is shared again and
+ * `onShared` is told (budget.ts then debits at once what the process admitted meanwhile). A backend that keeps flapping writes
  * at most one fallback line a minute (the next one counts the outages not written); the metric
  * counts every one.
  */
@@ -28,6 +28,8 @@ export interface LinkDeps {
   log: (line: string) => void;
   /** Told each fall back (the metrics' svc_shared_limits_fallbacks_total). */
   onFallback?: () => void;
+  /** Told when the backend answers again after an outage (the budget's reconciliation). */
+  onShared?: () => void;
   /** ms between two fallback lines at least (a flapping backend): DEFAULTS.sharedLogEveryMs. */
   logEveryMs: number;
   now?: () => number;
@@ -65,6 +67,7 @@ export function createLink(deps: LinkDeps): Link {
       if (said) {
         deps.log('svc-gateway: shared tenant limits: the backend answers again; limits shared');
       }
+      deps.onShared?.();
     },
   };
 }

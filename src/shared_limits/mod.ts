@@ -72,6 +72,8 @@ export function createTenantTable(config: ResolvedConfig, deps: TenantTableDeps)
   const link = createLink({
     log: deps.log,
     onFallback: deps.onFallback,
+    // the budget is built below; the link calls this only once the sync has run
+    onShared: () => budget.reconcile(),
     logEveryMs: DEFAULTS.sharedLogEveryMs,
   });
   const process = crypto.randomUUID();
