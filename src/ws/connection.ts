@@ -273,6 +273,7 @@ export class Connection {
         this.#pump();
       },
       message: (message) => this.#subs.fromUpstream(message, this.#token),
+      next: (id, payloadJson) => this.#subs.nextFromUpstream(id, payloadJson, this.#token),
       gone: (close) => this.#upstreamGone(close),
     });
     this.#startFlow(this.#leg);
