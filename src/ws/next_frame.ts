@@ -41,6 +41,8 @@ interface Span {
   end: number;
 }
 
+// a string's characters up to its end or an escape; control characters stop it (not JSON)
+// deno-lint-ignore no-control-regex
 const STRING_BODY = /[^"\\\u0000-\u001f]*/y;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 

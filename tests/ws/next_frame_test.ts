@@ -83,7 +83,7 @@ Deno.test('next frames: everything else is left to the object path', () => {
 
 /** A next frame around arbitrary JSON values, keys in any order, extra keys at both levels. */
 const nextFrames = fc.record({
-  id: fc.string({ minLength: 1, maxLength: 8 }).filter((s) => !/["\\\u0000-\u001f]/.test(s)),
+  id: fc.string({ minLength: 1, maxLength: 8 }).filter((s) => JSON.stringify(s) === `"${s}"`),
   result: fc.dictionary(
     fc.constantFrom('data', 'hasNext', 'extensions', 'label', 'path'),
     fc.jsonValue({ maxDepth: 4 }),
