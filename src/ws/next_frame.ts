@@ -35,11 +35,15 @@ export interface FastNext {
   payload: string;
 }
 
-/** Where one value lies in the text: [start, end). */
-interface Span {
-  start: number;
-  end: number;
-}
+/** The members the pass records, by slot: the frame's, then its payload's. */
+const SLOT = { type: 0, id: 1, payload: 2, data: 3, hasNext: 4, extensions: 5, errors: 6 } as const;
+const FRAME_KEYS = [['type', SLOT.type], ['id', SLOT.id], ['payload', SLOT.payload]] as const;
+const PAYLOAD_KEYS = [
+  ['data', SLOT.data],
+  ['hasNext', SLOT.hasNext],
+  ['extensions', SLOT.extensions],
+  ['errors', SLOT.errors],
+] as const;
 
 // a string's characters up to its end or an escape; control characters stop it (not JSON)
 // deno-lint-ignore no-control-regex
@@ -49,13 +53,22 @@ const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 /** The cursor value of a pass that gave the frame up. */
 const GIVE_UP = -1;
 
-/** One pass over one text; `at` is the cursor, every method answers the new cursor or GIVE_UP. */
+/**
+ * One pass over one text; `at` is the cursor, every method answers the new cursor or GIVE_UP.
+ * One scanner serves every frame (a pass is synchronous), so a frame allocates nothing but its
+ * output.
+ */
 class Scanner {
-  text: string;
-  /** The members of the top-level `payload` object (the last one, if repeated). */
-  payload: Map<string, Span> | null = null;
-  constructor(text: string) {
+  text = '';
+  /** [start, end) of each recorded member's value by slot (-1: absent); the last key wins. */
+  spans = new Int32Array(14);
+  /** Whether the frame's (last) `payload` member is an object. */
+  payloadObject = false;
+
+  reset(text: string): void {
     this.text = text;
+    this.spans.fill(-1);
+    this.payloadObject = false;
   }
 
   /** Skips JSON whitespace. */
@@ -97,7 +110,7 @@ class Scanner {
     const t = this.text;
     const c = t.charCodeAt(at);
     if (c === 0x22) return this.string(at, false);
-    if (c === 0x7b) return this.object(at, depth + 1, null);
+    if (c === 0x7b) return this.object(at, depth + 1, 0);
     if (c === 0x5b) return this.array(at, depth + 1);
     if (c === 0x74) return t.startsWith('true', at) ? at + 4 : GIVE_UP;
     if (c === 0x66) return t.startsWith('false', at) ? at + 5 : GIVE_UP;
@@ -122,12 +135,21 @@ class Scanner {
     }
   }
 
+  /** The slot of a key (without escapes) at `level` (1: the frame, 2: its payload), or -1. */
+  slot(keyStart: number, keyEnd: number, level: number): number {
+    const keys = level === 1 ? FRAME_KEYS : level === 2 ? PAYLOAD_KEYS : null;
+    if (keys === null) return -1;
+    for (const [name, slot] of keys) {
+      if (keyEnd - keyStart === name.length && this.text.startsWith(name, keyStart)) return slot;
+    }
+    return -1;
+  }
+
   /**
-   * An object; `members` (given for the frame itself) receives the span of each member's value
-   * by key (keys have no escapes; the last of a duplicate wins), and the members of its
-   * `payload` object are collected into {@link payload} in the same pass.
+   * An object. At `level` 1 (the frame) and 2 (its payload) each known member's value span is
+   * recorded by slot; the payload's members are read in the same pass.
    */
-  object(at: number, depth: number, members: Map<string, Span> | null): number {
+  object(at: number, depth: number, level: number): number {
     if (depth > MAX_DEPTH) return GIVE_UP;
     const t = this.text;
     at = this.ws(at + 1);
@@ -136,25 +158,22 @@ class Scanner {
       if (t.charCodeAt(at) !== 0x22) return GIVE_UP;
       const keyEnd = this.string(at, true);
       if (keyEnd < 0) return GIVE_UP;
-      const keyStart = at + 1;
+      const slot = this.slot(at + 1, keyEnd - 1, level);
       at = this.ws(keyEnd);
       if (t.charCodeAt(at) !== 0x3a) return GIVE_UP;
       at = this.ws(at + 1);
       const start = at;
-      if (members === null) at = this.value(at, depth);
-      else {
-        const key = t.slice(keyStart, keyEnd - 1);
-        if (depth === 1 && key === 'payload' && t.charCodeAt(at) === 0x7b) {
-          const fields = new Map<string, Span>();
-          at = this.object(at, depth + 1, fields);
-          this.payload = fields;
-        } else {
-          at = this.value(at, depth);
-          if (depth === 1 && key === 'payload') this.payload = null;
-        }
-        members.set(key, { start, end: at });
-      }
+      if (slot === SLOT.payload) {
+        // a repeated payload replaces the earlier one whole, as with JSON.parse
+        this.spans.fill(-1, 2 * SLOT.data);
+        this.payloadObject = t.charCodeAt(at) === 0x7b;
+        at = this.payloadObject ? this.object(at, depth + 1, 2) : this.value(at, depth);
+      } else at = this.value(at, depth);
       if (at < 0) return GIVE_UP;
+      if (slot >= 0) {
+        this.spans[2 * slot] = start;
+        this.spans[2 * slot + 1] = at;
+      }
       at = this.ws(at);
       const c = t.charCodeAt(at);
       if (c === 0x7d) return at + 1;
@@ -165,34 +184,43 @@ class Scanner {
 }
 
 /** The result fields that travel, in the order the object path writes them (no `errors`). */
-const RESULT_FIELDS = ['data', 'hasNext', 'extensions'] as const;
+const RESULT_FIELDS = [
+  ['data', SLOT.data],
+  ['hasNext', SLOT.hasNext],
+  ['extensions', SLOT.extensions],
+] as const;
+
+const scanner = new Scanner();
 
 /**
  * Takes an upstream frame through the fast path: the id and the re-serialised payload of a
  * valid `next` frame, or null when the object path must decide (see the module comment).
  */
 export function scanNext(text: string): FastNext | null {
-  const s = new Scanner(text);
-  const top = new Map<string, Span>();
+  const s = scanner;
+  s.reset(text);
   let at = s.ws(0);
   if (text.charCodeAt(at) !== 0x7b) return null;
-  at = s.object(at, 1, top);
-  if (at < 0 || s.ws(at) !== text.length) return null;
-  const type = top.get('type');
-  const id = top.get('id');
-  const payload = top.get('payload');
-  if (!type || !id || !payload) return null;
-  if (text.slice(type.start, type.end) !== '"next"') return null;
-  if (text.charCodeAt(id.start) !== 0x22 || id.end - id.start < 3) return null;
-  if (s.string(id.start, true) !== id.end) return null; // an id with an escape
-  const fields = s.payload;
-  if (fields === null || fields.has('errors')) return null;
+  at = s.object(at, 1, 1);
+  const whole = at >= 0 && s.ws(at) === text.length;
+  s.text = ''; // keep no frame alive between passes
+  if (!whole) return null;
+  const spans = s.spans;
+  const [typeStart, typeEnd, idStart, idEnd] = spans;
+  if (typeStart < 0 || idStart < 0 || !s.payloadObject) return null;
+  if (typeEnd - typeStart !== 6 || !text.startsWith('"next"', typeStart)) return null;
+  if (text.charCodeAt(idStart) !== 0x22 || idEnd - idStart < 3) return null;
+  if (spans[2 * SLOT.errors] >= 0) return null;
+  s.text = text;
+  const plainId = s.string(idStart, true) === idEnd; // an id with an escape is left alone
+  s.text = '';
+  if (!plainId) return null;
   let out = '{';
-  for (const key of RESULT_FIELDS) {
-    const span = fields.get(key);
-    if (!span) continue;
+  for (const [key, slot] of RESULT_FIELDS) {
+    const start = spans[2 * slot];
+    if (start < 0) continue;
     if (out.length > 1) out += ',';
-    out += `"${key}":${text.slice(span.start, span.end)}`;
+    out += `"${key}":${text.slice(start, spans[2 * slot + 1])}`;
   }
-  return { id: text.slice(id.start + 1, id.end - 1), payload: `${out}}` };
+  return { id: text.slice(idStart + 1, idEnd - 1), payload: `${out}}` };
 }

@@ -200,7 +200,8 @@ async function freshHost(
   stops: Array<() => Promise<void>>,
 ): Promise<StalledTarget> {
   const inspect = '--inspect=127.0.0.1:0';
-  const [deno, run, ...rest] = denoRun('hosts/deno/serve.ts');
+  // not --quiet: it silences the line that names the inspector's address
+  const [deno, run, ...rest] = denoRun('hosts/deno/serve.ts').filter((a) => a !== '--quiet');
   const command = kind === 'node'
     ? ['node', inspect, `${ROOT}npm/bin/svc-gateway.js`]
     : [deno, run, inspect, ...rest];
@@ -218,7 +219,11 @@ async function freshHost(
   });
   stops.push(() => host.stop());
   await context.placeServer(host.pid);
-  const inspector = inspectorUrl(host.errors);
+  let inspector = inspectorUrl(host.errors);
+  for (let i = 0; i < 40 && inspector === null; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the line may follow the ready one
+    inspector = inspectorUrl(host.errors);
+  }
   return {
     label: kind,
     url: `${wsUrl(host.url)}/svc/graphql`,
