@@ -31,6 +31,8 @@ export const MAX_DEPTH = 128;
 export interface FastNext {
   /** The subscription id (a non-empty string without escapes). */
   id: string;
+  /** The id's JSON text: the id in quotes (what `JSON.stringify(id)` writes, as it has no escape). */
+  idJson: string;
   /** The re-serialised payload's JSON text: `{"data":..,"hasNext":..,"extensions":..}`. */
   payload: string;
 }
@@ -222,5 +224,9 @@ export function scanNext(text: string): FastNext | null {
     if (out.length > 1) out += ',';
     out += `"${key}":${text.slice(start, spans[2 * slot + 1])}`;
   }
-  return { id: text.slice(idStart + 1, idEnd - 1), payload: `${out}}` };
+  return {
+    id: text.slice(idStart + 1, idEnd - 1),
+    idJson: text.slice(idStart, idEnd),
+    payload: `${out}}`,
+  };
 }

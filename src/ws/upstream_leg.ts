@@ -34,10 +34,10 @@ export interface UpstreamLegEvents {
   /** A validated upstream frame other than connection_ack (relay pongs already swallowed). */
   message(message: UpstreamMessage): void;
   /**
-   * A `next` frame taken by the fast path (`next_frame.ts`): its id and its payload already
-   * re-serialised (a result without `errors`).
+   * A `next` frame taken by the fast path (`next_frame.ts`): its id, its payload already
+   * re-serialised (a result without `errors`), and the id's JSON text.
    */
-  next(id: string, payloadJson: string): void;
+  next(id: string, payloadJson: string, idJson: string): void;
   /** The leg ended on the upstream's side or was dropped; the socket ends with `close`. */
   gone(close: CloseSpec): void;
 }
@@ -162,7 +162,7 @@ export class UpstreamLeg {
       });
     }
     const fast = text === null ? null : scanNext(text);
-    if (fast !== null) return this.#events.next(fast.id, fast.payload);
+    if (fast !== null) return this.#events.next(fast.id, fast.payload, fast.idJson);
     const parsed = parseUpstreamFrame(text);
     if (!parsed.ok) {
       return this.#drop(`invalid frame: ${parsed.reason}`, { code: 4400, reason: parsed.reason });

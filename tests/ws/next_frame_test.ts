@@ -19,7 +19,9 @@ function objectPath(text: string): string | null {
 /** The fast path's frame for `text`, or null. */
 function fastPath(text: string): string | null {
   const fast = scanNext(text);
-  return fast && serialiseNext(fast.id, fast.payload);
+  if (fast === null) return null;
+  assert.equal(fast.idJson, JSON.stringify(fast.id));
+  return serialiseNext(fast.id, fast.payload, fast.idJson);
 }
 
 Deno.test('next frames: only the protocol fields leave, in the object path order', () => {
