@@ -38,18 +38,25 @@ interface Corkable {
 }
 
 /**
- * Adapts a `ws` package WebSocket (server-side or client) to the relay's socket interface,
+ * Adapts a `ws` package WebSocket (`role`: the browser's server-side socket, or a client: the
+ * upstream leg) to the relay's socket interface,
  * with WebSocket-level ping, pong and terminate, and flow control: `bufferedAmount` (bytes
  * queued and not yet written to the TCP socket), `pause`/`resume` (stop and start reading it).
  * Its 'error' events are absorbed (a 'close' always follows), so they never crash the process.
  */
-export function adaptWsSocket(ws: WsWebSocket): UpstreamSocket {
+export function adaptWsSocket(
+  ws: WsWebSocket,
+  role: 'server' | 'client' = 'server',
+): UpstreamSocket {
   ws.on('error', () => {/* a 'close' follows */});
-  // Frames sent in one turn of the event loop (a stream's frames arrive many to a TCP read) go
-  // to the kernel in one write: the socket is corked at the turn's first send and uncorked
-  // once the turn's code has run. A write per frame cost most of a relayed frame's CPU on Node
-  // (docs/benchmarks.md, relay). Corked bytes count in `bufferedAmount`, so flow control sees
-  // them.
+  // The browser's socket (`server`): frames sent in one turn of the event loop (a stream's
+  // frames arrive many to a TCP read) go to the kernel in one write: the socket is corked at the
+  // turn's first send and uncorked once the turn's code has run. A write per frame cost most of
+  // a relayed frame's CPU on Node (docs/benchmarks.md, relay). Corked bytes count in
+  // `bufferedAmount`, so flow control sees them. The upstream leg (`client`) carries the
+  // browser's few frames and is not corked: under Deno's node:net, a corked leg whose peer had
+  // stopped reading no longer reached its stall close (tests/ws/flow_test.ts).
+  const batch = role === 'server';
   let corked: Corkable | null = null;
   const uncork = () => {
     const socket = corked;
@@ -59,7 +66,7 @@ export function adaptWsSocket(ws: WsWebSocket): UpstreamSocket {
   return {
     send(text) {
       if (ws.readyState !== WsWebSocket.OPEN) return;
-      if (corked === null) {
+      if (batch && corked === null) {
         const socket = (ws as unknown as { _socket?: Partial<Corkable> })._socket;
         if (socket?.cork && socket.uncork) {
           socket.cork();
@@ -128,6 +135,7 @@ export function createWsUpstream(options: WsUpstreamOptions = {}): UpstreamFacto
         perMessageDeflate: false,
         ...(options.agent ? { agent: options.agent } : {}),
       }),
+      'client',
     );
 }
 
