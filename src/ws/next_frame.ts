@@ -20,7 +20,9 @@
  * - an escape in a key or in the id or type, and a `\u` or `\/` escape anywhere: those are the
  *   escapes `JSON.stringify` would write differently, and the master token is cut out of the
  *   text that leaves (SPEC "Authentication"), so a token spelled with escapes must not pass as
- *   text that differs from what the browser decodes.
+ *   text that differs from what the browser decodes;
+ * - a number that does not read back as the object path writes it (past the double's range,
+ *   or -0).
  * Duplicate keys: the last one wins, as with `JSON.parse`.
  */
 
@@ -51,6 +53,20 @@ const PAYLOAD_KEYS = [
 // deno-lint-ignore no-control-regex
 const STRING_BODY = /[^"\\\u0000-\u001f]*/y;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+
+/**
+ * Whether the number text [start, end) reads back as `JSON.stringify` would write it: not past
+ * the double's range (`1e400` reads as Infinity, the object path writes null) and not -0 (the
+ * object path writes 0). Up to 15 characters without an exponent it cannot overflow.
+ */
+function plainNumber(t: string, start: number, end: number): boolean {
+  let short = end - start <= 15;
+  for (let i = start; short && i < end; i++) short = (t.charCodeAt(i) | 0x20) !== 0x65; // e, E
+  if (short && t.charCodeAt(start) !== 0x2d) return true;
+  if (short && t.charCodeAt(start + 1) !== 0x30) return true;
+  const value = Number(t.slice(start, end));
+  return Number.isFinite(value) && !Object.is(value, -0);
+}
 
 /** The cursor value of a pass that gave the frame up. */
 const GIVE_UP = -1;
@@ -118,7 +134,9 @@ class Scanner {
     if (c === 0x66) return t.startsWith('false', at) ? at + 5 : GIVE_UP;
     if (c === 0x6e) return t.startsWith('null', at) ? at + 4 : GIVE_UP;
     NUMBER.lastIndex = at;
-    return NUMBER.test(t) && NUMBER.lastIndex > at ? NUMBER.lastIndex : GIVE_UP;
+    if (!NUMBER.test(t) || NUMBER.lastIndex === at) return GIVE_UP;
+    const end = NUMBER.lastIndex;
+    return plainNumber(t, at, end) ? end : GIVE_UP;
   }
 
   array(at: number, depth: number): number {

@@ -41,6 +41,10 @@ Deno.test('next frames: only the protocol fields leave, in the object path order
       '{"id":"1","type":"next","payload":{"data":"two\\n\\"q\\""}}',
     ],
     ['{"id":"1","type":"next","payload":{}}', '{"id":"1","type":"next","payload":{}}'],
+    [
+      '{"id":"1","type":"next","payload":{"data":[-0.5,1e3,-12,0,1.5E-7]}}',
+      '{"id":"1","type":"next","payload":{"data":[-0.5,1e3,-12,0,1.5E-7]}}',
+    ],
   ];
   for (const [input, want] of cases) {
     assert.equal(fastPath(input), want, input);
@@ -66,6 +70,9 @@ Deno.test('next frames: everything else is left to the object path', () => {
     '{"id":"1","type":"next","payload":{"data":1},"payload":null}',
     '{"id":"1","type":"complete"}',
     '{"id":"1","type":"subscribe","payload":{}}',
+    '{"id":"1","type":"next","payload":{"data":1e400}}', // reads as Infinity; written null
+    '{"id":"1","type":"next","payload":{"data":-0}}', // reads as -0; written 0
+    '{"id":"1","type":"next","payload":{"data":-0.0e5}}',
     '{"id":"1","type":"next","payload":{"data":01}}', // not JSON from here on
     '{"id":"1","type":"next","payload":{"data":"a\tb"}}',
     '{"id":"1","type":"next","payload":{"data":tru}}',
