@@ -5,7 +5,8 @@
  * SVC_TOKEN=<sandbox token>, SVC_API_BASE=<sandbox url>, HOST=127.0.0.1 and PORT 8787 / 8788 (a
  * free port when those are taken). Prints each host's startup lines, sends real app documents
  * and three refusals through each host (scripts/demo/traffic.ts), an operator reading the admin
- * panel, then a sign-up on a gate-on gateway per host (scripts/demo/signup.ts: sign in,
+ * panel, a subscription through each host's socket relay with every frame it receives and a
+ * subscribe naming a foreign bot refused in-band (scripts/demo/relay.ts), then a sign-up on a gate-on gateway per host (scripts/demo/signup.ts: sign in,
  * provision, create and rename a bot, query it through the gate), then keeps serving and prints
  * curl lines until Ctrl-C.
  *
@@ -24,6 +25,7 @@ import { appOperation, demoCalls, type DemoResult, FOREIGN_BOT, sendCall } from 
 import { type Sandbox, SANDBOX_TOKEN, startSandbox, WORLD_IDS } from './sandbox/mod.ts';
 import { adminDemo, demoAdminPassword } from './demo/admin.ts';
 import { signupDemo } from './demo/signup.ts';
+import { relayDemo } from './demo/relay.ts';
 
 const ADMIN = demoAdminPassword(Deno.env.toObject());
 
@@ -99,7 +101,9 @@ async function runTraffic(host: HostProcess, sandbox: Sandbox): Promise<number> 
   const operator = await adminDemo(host.url, ADMIN.password);
   for (const line of operator.lines) say(`  [${host.kind}] ${line}`);
   if (operator.problem !== '') say(`  [${host.kind}] admin: WRONG: ${operator.problem}`);
-  return problems + (operator.problem === '' ? 0 : 1);
+  const relay = await relayDemo(host.url, sandbox);
+  for (const line of relay.lines) say(`  [${host.kind}] ${line}`);
+  return problems + (operator.problem === '' ? 0 : 1) + relay.problems;
 }
 
 function curlLines(host: HostProcess): string[] {

@@ -1,6 +1,7 @@
 /**
  * `deno task demo --once` as a user runs it: a subprocess that starts the sandbox and both hosts
- * (the Node host from npm/, built by `deno task test` first), sends the demo traffic and exits.
+ * (the Node host from npm/, built by `deno task test` first), sends the demo traffic (HTTP, the
+ * admin panel, a subscription through each host's relay, sign-up) and exits.
  * Asserts the exit code and the lines it printed; never a duration.
  */
 import assert from 'node:assert/strict';
@@ -65,6 +66,26 @@ Deno.test('demo --once: both hosts answer the app documents and refuse before th
         `^  \\[${kind}\\] admin: GET /overview with cookie \\+ header 200 account Sandbox Owner: Workspace A \\(2 bots\\), Workspace B \\(1 bots\\)$`,
       ),
     );
+  }
+  for (const kind of ['deno', 'node']) {
+    // the relay: a subscription's frames printed as received, a foreign bot refused in-band
+    const at = `^  \\[${kind}\\] relay: `;
+    has(new RegExp(`${at}<- connection_ack$`));
+    has(new RegExp(`${at}<- next 1 \\{"data":\\{"unseenOpenDialogsCountChanged":\\d+\\}\\}$`));
+    has(new RegExp(`${at}<- complete 1$`));
+    has(
+      new RegExp(
+        `${at}<- error 2 \\[\\{"message":".*","extensions":\\{"code":"BotNotAllowed"\\}\\}\\]$`,
+      ),
+    );
+    has(
+      new RegExp(
+        `${at}subscribe 2 refused in-band: BotNotAllowed; socket still open; upstream received nothing for it$`,
+      ),
+    );
+    has(new RegExp(`${at}<- next 3 \\{"data":`));
+    has(new RegExp(`${at}<- complete 3$`));
+    has(new RegExp(`${at}socket closed 1000$`));
   }
   for (const kind of ['deno', 'node']) {
     const at = `^  \\[${kind}\\] sign-up: `;

@@ -21,9 +21,20 @@ export const SEND_AHEAD_BYTES = 256 * 1024;
 export const FLOOD_QUERY =
   'subscription Flood($botID: BotID!) { bookingAdded(botID: $botID) { id } }';
 
+/**
+ * A subscription whose operation is named `FloodSmall` streams small frames instead (about 100
+ * bytes with graphql-ws's ids: `{bookingAdded: {id}}` and nothing else).
+ */
+export const SMALL_NAME = 'FloodSmall';
+
+/** The small-frame flood subscription (see {@link SMALL_NAME}). */
+export const SMALL_QUERY = FLOOD_QUERY.replace('Flood', SMALL_NAME);
+
 /** One upstream subscription's stream. */
 export interface FloodStream {
   id: string;
+  /** The frames' padding (null: a small frame, no `pad` field). */
+  pad?: string | null;
   /** Frames sent so far (sequence numbers 0 .. sent-1). */
   sent: number;
   /** The socket's unsent bytes now (0 once it is closed), read when called. */
@@ -42,11 +53,12 @@ export interface FloodUpstream {
   close(): Promise<void>;
 }
 
-/** A next frame of `bytes` bytes or so carrying `seq`. */
-function nextFrame(id: string, seq: number, pad: string): string {
+/** A next frame carrying `seq`, padded with `pad` (null: no pad field, a small frame). */
+function nextFrame(id: string, seq: number, pad: string | null | undefined): string {
+  const fields = pad === null ? `"id":"${seq}"` : `"id":"${seq}","pad":"${pad}"`;
   return `{"id":${
     JSON.stringify(id)
-  },"type":"next","payload":{"data":{"bookingAdded":{"id":"${seq}","pad":"${pad}"}}}}`;
+  },"type":"next","payload":{"data":{"bookingAdded":{${fields}}}}}`;
 }
 
 /**
@@ -54,7 +66,7 @@ function nextFrame(id: string, seq: number, pad: string): string {
  * subscription in turn (so none starves another), until the socket closes. `live` is the
  * socket's open subscriptions; the pump stops when it is empty and is restarted by a subscribe.
  */
-function pump(socket: WebSocket, live: Map<string, FloodStream>, pad: string): () => void {
+function pump(socket: WebSocket, live: Map<string, FloodStream>): () => void {
   let running = false;
   const step = () => {
     if (socket.readyState !== WebSocket.OPEN) {
@@ -65,7 +77,7 @@ function pump(socket: WebSocket, live: Map<string, FloodStream>, pad: string): (
     const sending = [...live.values()].filter((stream) => !stream.halted);
     while (sending.length > 0 && socket.bufferedAmount < SEND_AHEAD_BYTES) {
       for (const stream of sending) {
-        socket.send(nextFrame(stream.id, stream.sent, pad));
+        socket.send(nextFrame(stream.id, stream.sent, stream.pad));
         stream.sent++;
       }
     }
@@ -120,7 +132,7 @@ export function startFloodUpstream(
   const ac = new AbortController();
   const onSocket = (socket: WebSocket) => {
     const mine = new Map<string, FloodStream>();
-    const start = pump(socket, mine, pad);
+    const start = pump(socket, mine);
     socket.addEventListener('message', (event) => {
       const frame = JSON.parse(String(event.data));
       if (frame.type === 'connection_init') socket.send('{"type":"connection_ack"}');
@@ -129,8 +141,10 @@ export function startFloodUpstream(
         socket.send(`{"id":${JSON.stringify(frame.id)},"type":"next","payload":${ROUND_TRIP}}`);
         socket.send(`{"id":${JSON.stringify(frame.id)},"type":"complete"}`);
       } else if (frame.type === 'subscribe') {
+        const small = frame.payload.query.includes(SMALL_NAME);
         const stream: FloodStream = {
           id: frame.id,
+          pad: small ? null : pad,
           sent: 0,
           ended: false,
           halted: false,

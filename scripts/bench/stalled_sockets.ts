@@ -1,10 +1,12 @@
 /**
  * The relay scenario's stalled-subscriber pass (docs/operations.md "Slow and vanished peers on the
- * relay"): `sockets` graphql-transport-ws subscribers (the `ws` client) that subscribe to a stream
- * of the flood upstream and then stop reading their TCP socket (`pause()`, as a stalled tab), while
- * the target process's resident memory (VmRSS) is read every second. A relay without flow control
- * grows by what the upstream sends (about 25 MB/s a socket on Deno without flow control); one with
- * it stays flat.
+ * relay"): `sockets` graphql-transport-ws
+ * subscribers (the `ws` client) that subscribe to a stream of the flood upstream and then stop
+ * reading their TCP socket (`pause()`, as a stalled tab), while the target process's resident
+ * memory (VmRSS) is read every second; then they close, and the memory is read a minute later,
+ * before and after a collection the bench forces (inspector.ts). A relay without flow control
+ * grows by what the upstream sends (about 25 MB/s a socket on Deno without flow control); one with it
+ * stays flat.
  */
 import { WebSocket as WsClient } from 'ws';
 import { residentBytes } from './proc.ts';
@@ -23,14 +25,23 @@ export interface StalledSpec {
   sockets: number;
   /** Readings, one a second. */
   seconds: number;
+  /** Wait after the sockets closed before the last readings (s). */
+  afterCloseS: number;
+  /** Forces a full collection in the target before the very last reading. */
+  gc?: () => Promise<void>;
 }
 
-/** The readings: before the sockets opened, then one a second (bytes). */
+/** The readings (bytes). */
 export interface StalledMemory {
+  /** Before the sockets opened. */
   beforeBytes: number;
+  /** One a second while they stall. */
   samples: number[];
   /** Largest reading minus the first, bytes. */
   maxGrowthBytes: number;
+  /** `afterCloseS` after every socket was closed, before and after a forced collection. */
+  afterCloseBytes: number;
+  afterGcBytes: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -54,21 +65,35 @@ async function stalledSubscriber(spec: StalledSpec): Promise<WsClient> {
   return ws;
 }
 
-/** Runs the pass; every socket is terminated before it returns. */
+/**
+ * Runs the pass: the sockets stall for `seconds`, are closed, and the memory is read again
+ * `afterCloseS` later, then once more after `spec.gc` (when given). Every socket is closed
+ * before it returns.
+ */
 export async function stalledMemory(spec: StalledSpec): Promise<StalledMemory> {
   const beforeBytes = await residentBytes(spec.pid);
   const sockets: WsClient[] = [];
+  const samples: number[] = [];
   try {
     for (let i = 0; i < spec.sockets; i++) sockets.push(await stalledSubscriber(spec));
-    const samples: number[] = [];
     for (let i = 0; i < spec.seconds; i++) {
       await sleep(1000);
       samples.push(await residentBytes(spec.pid));
     }
-    return { beforeBytes, samples, maxGrowthBytes: Math.max(...samples) - beforeBytes };
   } finally {
     for (const ws of sockets) ws.terminate();
   }
+  await sleep(spec.afterCloseS * 1000);
+  const afterCloseBytes = await residentBytes(spec.pid);
+  await spec.gc?.();
+  const afterGcBytes = await residentBytes(spec.pid);
+  return {
+    beforeBytes,
+    samples,
+    maxGrowthBytes: Math.max(...samples) - beforeBytes,
+    afterCloseBytes,
+    afterGcBytes,
+  };
 }
 
 /** A target of the pass, as the relay scenario names it. */
@@ -77,29 +102,39 @@ export interface StalledTarget {
   url: string;
   initPayload: Record<string, unknown>;
   pid: number;
+  /** Forces a full collection in the target (the bench's, through the inspector). */
+  gc?: () => Promise<void>;
 }
 
-/** Stalled sockets per target, and readings (one a second). */
-export const STALLED_PASS = { sockets: 4, seconds: 10 } as const;
+/** Stalled sockets per target, readings (one a second), and the wait after they closed (s). */
+export const STALLED_PASS = { sockets: 8, seconds: 25, afterCloseS: 60 } as const;
+
+/** Seconds after which the readings should be flat (the burst before the pause is in). */
+export const FLAT_AFTER_S = 5;
 
 /**
- * Runs the pass on each target in turn, one note line each: the largest growth over the
- * readings and every reading's growth, MiB.
+ * Runs the pass on every target at once (each its own sockets), one note line each: the largest
+ * growth, the growth after the first {@link FLAT_AFTER_S} seconds (flat: near 0), every reading,
+ * and the distance from the start a minute after the close, before and after a forced
+ * collection (MiB).
  */
 export async function stalledNotes(
   targets: StalledTarget[],
   payload: SocketPayload,
 ): Promise<string[]> {
   const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-  const lines: string[] = [];
-  for (const t of targets) {
-    const m = await stalledMemory({ ...t, payload, ...STALLED_PASS });
+  const results = await Promise.all(
+    targets.map((t) => stalledMemory({ ...t, payload, ...STALLED_PASS })),
+  );
+  return results.map((m, i) => {
     const series = m.samples.map((b) => mib(b - m.beforeBytes)).join(' ');
-    lines.push(
-      `stalled subscribers, ${t.label}: ${STALLED_PASS.sockets} sockets stop reading; RSS ` +
-        `${mib(m.beforeBytes)} MiB, growth max ${mib(m.maxGrowthBytes)} MiB ` +
-        `(each second: ${series})`,
-    );
-  }
-  return lines;
+    const drift = m.samples[m.samples.length - 1] - m.samples[FLAT_AFTER_S - 1];
+    return `stalled subscribers, ${targets[i].label} (fresh): ${STALLED_PASS.sockets} sockets ` +
+      `stop reading for ${STALLED_PASS.seconds} s; RSS ${mib(m.beforeBytes)} MiB, growth max ` +
+      `${mib(m.maxGrowthBytes)} MiB, after ${FLAT_AFTER_S} s ${mib(drift)} MiB; ` +
+      `${STALLED_PASS.afterCloseS} s after the close ${mib(m.afterCloseBytes - m.beforeBytes)} ` +
+      `MiB from the start, after a forced collection ` +
+      `${targets[i].gc ? mib(m.afterGcBytes - m.beforeBytes) : '-'} MiB ` +
+      `(each second: ${series})`;
+  });
 }

@@ -87,10 +87,24 @@ async function forward(
  * states"); the shared store notes the bindings (written once a caller names the ids).
  */
 export function learnFromAnswer(state: GraphqlState, text: string): void {
+  if (state.core.resourceFence.mode === 'off' || state.bots.size !== 1) return;
+  answerLearner(state)(text);
+}
+
+/**
+ * {@link learnFromAnswer} for every answer to one request that named exactly one bot (a
+ * subscription's next frames): the bot and the ids the request carried are read once, and an
+ * answer carrying no id costs its scan only.
+ */
+export function answerLearner(state: GraphqlState): (text: string) => void {
   const fence = state.core.resourceFence;
-  if (fence.mode === 'off' || state.bots.size !== 1) return;
   const [bot] = state.bots;
   const carried = new Set(state.analyses.flatMap((a) => a.resources.map((r) => r.id)));
-  const learned = fence.learn(bot, idsInAnswer(text), carried);
-  state.core.resourceStore?.learned(bot, learned);
+  return (text) => {
+    if (fence.mode === 'off') return;
+    const ids = idsInAnswer(text);
+    if (ids.length === 0) return;
+    const learned = fence.learn(bot, ids, carried); // not inside `?.(...)`: it must always run
+    state.core.resourceStore?.learned(bot, learned);
+  };
 }

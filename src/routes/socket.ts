@@ -15,7 +15,7 @@ import type { Core } from '../core.ts';
 import { scrubCloseReason, scrubErrors } from '../graphql/mod.ts';
 import { createRelay, type Relay, type ResultLike, type SubscribeVerdict } from '../ws/mod.ts';
 import type { Admission, AdmittedSession } from '../ws/mod.ts';
-import { learnFromAnswer } from './graphql.ts';
+import { answerLearner } from './graphql.ts';
 import { upstreamSocketFactory, upstreamSocketUrl } from '../upstream/socket_proxy.ts';
 
 /** An admitted socket's session as the relay carries it: the gate's session inside. */
@@ -67,7 +67,7 @@ function verdictOf(state: GraphqlState, refused: Refusal | null): SubscribeVerdi
     payload: { query: entry.query, operationName: entry.operationName, variables: entry.variables },
   };
   if (state.bots.size === 1 && core.resourceFence.mode !== 'off') {
-    verdict.learn = (text) => learnFromAnswer(state, text);
+    verdict.learn = answerLearner(state);
   }
   return verdict;
 }

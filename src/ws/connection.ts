@@ -275,6 +275,8 @@ export class Connection {
         this.#pump();
       },
       message: (message) => this.#subs.fromUpstream(message, this.#token),
+      next: (id, payloadJson, idJson) =>
+        this.#subs.nextFromUpstream(id, payloadJson, this.#token, idJson),
       gone: (close) => this.#upstreamGone(close),
     });
     this.#startFlow(this.#leg);

@@ -164,9 +164,16 @@ export function serialiseComplete(id: string): string {
   return JSON.stringify({ id, type: 'complete' });
 }
 
-/** Builds a next frame around an already serialised payload (the JSON text of the result). */
-export function serialiseNext(id: string, payloadJson: string): string {
-  return `{"id":${JSON.stringify(id)},"type":"next","payload":${payloadJson}}`;
+/**
+ * Builds a next frame around an already serialised payload (the JSON text of the result);
+ * `idJson` is the id's JSON text when the caller has it (`JSON.stringify(id)`).
+ */
+export function serialiseNext(
+  id: string,
+  payloadJson: string,
+  idJson = JSON.stringify(id),
+): string {
+  return `{"id":${idJson},"type":"next","payload":${payloadJson}}`;
 }
 
 /** Builds an error frame from a list of (already re-built) GraphQL errors. */

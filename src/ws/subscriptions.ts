@@ -135,32 +135,42 @@ export class Subscriptions {
    * out of every text that goes to the browser.
    */
   fromUpstream(message: UpstreamMessage, secret: string | null): void {
-    const send = (text: string) => this.#toBrowser(scrub(text, secret));
     switch (message.type) {
       case 'ping':
       case 'pong':
-        return send(serialiseSignal(message.type, message.payload));
+        return this.#toBrowser(scrub(serialiseSignal(message.type, message.payload), secret));
       case 'next': {
-        const sub = this.#open.get(message.id);
-        if (!sub) return;
-        const json = scrub(JSON.stringify(this.#rewrite(rebuildResult(message.payload))), secret);
-        this.#toBrowser(serialiseNext(message.id, json));
-        this.#ctx.deps.frameRelayed?.();
-        this.#learn(sub, json);
-        return;
+        if (!this.#open.has(message.id)) return;
+        const json = JSON.stringify(this.#rewrite(rebuildResult(message.payload)));
+        return this.nextFromUpstream(message.id, json, secret);
       }
       case 'error': {
         if (!this.#drop(message.id)) return;
         const rewritten = this.#rewrite({ errors: message.payload.map(rebuildError) });
         const errors = Array.isArray(rewritten.errors) ? rewritten.errors : [];
-        return send(serialiseError(message.id, errors));
+        return this.#toBrowser(scrub(serialiseError(message.id, errors), secret));
       }
       case 'complete':
-        if (this.#drop(message.id)) send(serialiseComplete(message.id));
+        if (this.#drop(message.id)) this.#toBrowser(scrub(serialiseComplete(message.id), secret));
         return;
       case 'connection_ack':
         return; // handled by the upstream leg
     }
+  }
+
+  /**
+   * A next frame's payload, re-serialised and rewritten (`payloadJson`: the result's JSON text;
+   * the fast path gives one without `errors`, where SPEC "Error envelope" has nothing to
+   * rewrite): the token cut out, the frame sent, the fence taught. Dropped for ids not open.
+   * `idJson`: the id's JSON text, when the caller has it.
+   */
+  nextFromUpstream(id: string, payloadJson: string, secret: string | null, idJson?: string): void {
+    const sub = this.#open.get(id);
+    if (!sub) return;
+    const json = scrub(payloadJson, secret);
+    this.#toBrowser(serialiseNext(id, json, idJson));
+    this.#ctx.deps.frameRelayed?.();
+    if (sub.learn) this.#learn(sub.learn, json);
   }
 
   /** Frees every slot (socket end). */
@@ -191,10 +201,9 @@ export class Subscriptions {
     }
   }
 
-  #learn(sub: Subscription, json: string): void {
-    if (!sub.learn) return;
+  #learn(learn: (answerText: string) => void, json: string): void {
     try {
-      sub.learn(json);
+      learn(json);
     } catch {
       this.#ctx.log('ws relay: the resource fence could not learn from an answer');
     }

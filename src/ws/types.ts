@@ -80,9 +80,10 @@ export interface RelayDeps {
     admitted: AdmittedSession,
   ): SubscribeVerdict | Promise<SubscribeVerdict>;
   /**
-   * The error-sentence rewriting of SPEC "Error envelope", applied to every relayed result:
-   * called with a next payload, or with `{errors: [...]}` for an error frame; returns the same
-   * shape, rewritten.
+   * The error-sentence rewriting of SPEC "Error envelope", applied to every relayed result
+   * that carries errors: called with a next payload, or with `{errors: [...]}` for an error
+   * frame; returns the same shape, rewritten. A next payload without `errors` has nothing to
+   * rewrite and may not reach it (the relay's fast path, `next_frame.ts`).
    */
   rewriteErrors(result: ResultLike): ResultLike;
   /**

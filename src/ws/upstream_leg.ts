@@ -18,6 +18,7 @@ import {
 } from './frames.ts';
 import { Heartbeat } from './heartbeat.ts';
 import type { RelayLimits } from './limits.ts';
+import { scanNext } from './next_frame.ts';
 import { RELAY_SUBPROTOCOL, type UpstreamFactory, type UpstreamSocket } from './socket.ts';
 
 /** A close to send: code and (unsanitised) reason. */
@@ -32,6 +33,11 @@ export interface UpstreamLegEvents {
   ready(ackPayload: JsonObject | null): void;
   /** A validated upstream frame other than connection_ack (relay pongs already swallowed). */
   message(message: UpstreamMessage): void;
+  /**
+   * A `next` frame taken by the fast path (`next_frame.ts`): its id, its payload already
+   * re-serialised (a result without `errors`), and the id's JSON text.
+   */
+  next(id: string, payloadJson: string, idJson: string): void;
   /** The leg ended on the upstream's side or was dropped; the socket ends with `close`. */
   gone(close: CloseSpec): void;
 }
@@ -155,6 +161,8 @@ export class UpstreamLeg {
         reason: 'Frame too large',
       });
     }
+    const fast = text === null ? null : scanNext(text);
+    if (fast !== null) return this.#events.next(fast.id, fast.payload, fast.idJson);
     const parsed = parseUpstreamFrame(text);
     if (!parsed.ok) {
       return this.#drop(`invalid frame: ${parsed.reason}`, { code: 4400, reason: parsed.reason });

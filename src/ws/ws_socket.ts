@@ -9,6 +9,7 @@
  */
 import { WebSocket as WsWebSocket } from 'ws';
 import type { Agent } from 'node:http';
+import process from 'node:process';
 import type { UpstreamFactory, UpstreamSocket } from './socket.ts';
 
 /** Byte size of a `ws` message (Buffer, ArrayBuffer or Buffer[] by binaryType). */
@@ -30,17 +31,50 @@ function wsText(data: unknown): string {
   return String(data);
 }
 
+/** The TCP socket under a `ws` WebSocket (its `_socket`), as far as corking goes. */
+interface Corkable {
+  cork(): void;
+  uncork(): void;
+}
+
 /**
- * Adapts a `ws` package WebSocket (server-side or client) to the relay's socket interface,
+ * Adapts a `ws` package WebSocket (`role`: the browser's server-side socket, or a client: the
+ * upstream leg) to the relay's socket interface,
  * with WebSocket-level ping, pong and terminate, and flow control: `bufferedAmount` (bytes
- * queued and not yet written to the TCP socket), `pause`/`resume` (stop and start reading it). Its 'error' events are absorbed (a 'close'
- * always follows), so they never crash the process.
+ * queued and not yet written to the TCP socket), `pause`/`resume` (stop and start reading it).
+ * Its 'error' events are absorbed (a 'close' always follows), so they never crash the process.
  */
-export function adaptWsSocket(ws: WsWebSocket): UpstreamSocket {
+export function adaptWsSocket(
+  ws: WsWebSocket,
+  role: 'server' | 'client' = 'server',
+): UpstreamSocket {
   ws.on('error', () => {/* a 'close' follows */});
+  // The browser's socket (`server`): frames sent in one turn of the event loop (a stream's
+  // frames arrive many to a TCP read) go to the kernel in one write: the socket is corked at the
+  // turn's first send and uncorked once the turn's code has run. A write per frame cost most of
+  // a relayed frame's CPU on Node (docs/benchmarks.md, relay). Corked bytes count in
+  // `bufferedAmount`, so flow control sees them. The upstream leg (`client`) carries the
+  // browser's few frames and is not corked: under Deno's node:net, a corked leg whose peer had
+  // stopped reading no longer reached its stall close (tests/ws/flow_test.ts).
+  const batch = role === 'server';
+  let corked: Corkable | null = null;
+  const uncork = () => {
+    const socket = corked;
+    corked = null;
+    socket?.uncork();
+  };
   return {
     send(text) {
-      if (ws.readyState === WsWebSocket.OPEN) ws.send(text);
+      if (ws.readyState !== WsWebSocket.OPEN) return;
+      if (batch && corked === null) {
+        const socket = (ws as unknown as { _socket?: Partial<Corkable> })._socket;
+        if (socket?.cork && socket.uncork) {
+          socket.cork();
+          corked = socket as Corkable;
+          process.nextTick(uncork);
+        }
+      }
+      ws.send(text);
     },
     close(code, reason) {
       if (ws.isPaused) ws.resume(); // read the peer's close frame (a paused socket never would)
@@ -101,6 +135,7 @@ export function createWsUpstream(options: WsUpstreamOptions = {}): UpstreamFacto
         perMessageDeflate: false,
         ...(options.agent ? { agent: options.agent } : {}),
       }),
+      'client',
     );
 }
 

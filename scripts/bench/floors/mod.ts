@@ -32,11 +32,24 @@ export function startNullProxy(
   });
 }
 
-/** Starts the do-nothing WebSocket relay on `kind` to `upstream` (a ws URL with its path). */
-export function startNullRelay(kind: HostKind, upstream: string): Promise<ChildProcess> {
+/**
+ * What a relay floor does to each frame: `pass` passes it across as it came, `plain` parses and
+ * re-serialises it the plain way (`JSON.stringify(JSON.parse(text))`) and nothing else.
+ */
+export type RelayFloorMode = 'pass' | 'plain';
+
+/**
+ * Starts the do-nothing WebSocket relay on `kind` to `upstream` (a ws URL with its path); both
+ * floors have the host's legs and its flow-control marks (see the floor scripts).
+ */
+export function startNullRelay(
+  kind: HostKind,
+  upstream: string,
+  mode: RelayFloorMode = 'pass',
+): Promise<ChildProcess> {
   return startChildProcess({
     command: floorCommand(kind, 'null_relay'),
-    env: { UPSTREAM: upstream, HOST: '127.0.0.1', PORT: '0' },
+    env: { UPSTREAM: upstream, MODE: mode, HOST: '127.0.0.1', PORT: '0' },
     ready: /^null relay listening on (\S+)$/,
   });
 }

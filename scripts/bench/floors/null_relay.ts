@@ -1,37 +1,93 @@
 /**
- * The floor of the `relay` scenario: a do-nothing WebSocket relay on the Deno runtime. Every
- * upgrade on any path opens a socket to UPSTREAM (ws://host:port/path) with subprotocol
- * graphql-transport-ws and passes each text frame across as it comes, both ways; frames the
- * browser sends before the upstream leg is open wait in order. No parse, no check, no
- * re-serialise (which the gateway must do: SPEC "WebSocket relay"), no token injection (the
- * client sends its own in connection_init). Not a product piece; the bench only.
+ * The floors of the `relay` scenario on the Deno runtime: do-nothing WebSocket relays with the
+ * Deno host's two legs: the browser's socket from `Deno.upgradeWebSocket`, the upstream leg on
+ * the `ws` client (pausable, as the host's: src/ws/ws_socket.ts). Every upgrade on any path opens
+ * a socket to UPSTREAM (ws://host:port/path) with subprotocol graphql-transport-ws; frames the
+ * browser sends before the upstream leg is open wait in order. MODE says what happens to each
+ * frame on its way:
+ * - `pass` (default): the text is passed across as it came (the upstream's bytes decoded once,
+ *   as Deno's socket sends text);
+ * - `plain`: each frame is parsed and re-serialised the plain way (`JSON.stringify(JSON.parse)`)
+ *   and nothing else (a frame that is not JSON closes both legs).
+ * Flow control as the gateway's (src/ws/flow.ts, default marks): past 512 KiB unsent toward the
+ * browser the upstream leg is paused, read back after 1 ms then twice as late (at most 20 ms),
+ * resumed at 128 KiB. No check, no token injection (the client sends its own in
+ * connection_init). Not a product piece; the bench only.
  *
  * Run as its own process: `deno run --allow-net --allow-env scripts/bench/floors/null_relay.ts`
- * with UPSTREAM, HOST (127.0.0.1) and PORT (0); prints `null relay listening on <url>`.
+ * with UPSTREAM, MODE, HOST (127.0.0.1) and PORT (0); prints `null relay listening on <url>`.
  */
+import { WebSocket as WsClient } from 'ws';
 
 const PROTOCOL = 'graphql-transport-ws';
+const HIGH = 512 * 1024;
+const LOW = 128 * 1024;
+const decoder = new TextDecoder();
+
+/** What goes on from one frame's text: as it came, or re-serialised. */
+function onward(text: string, plain: boolean): string {
+  return plain ? JSON.stringify(JSON.parse(text)) : text;
+}
+
+/** Pauses `source` while `sink` holds more than HIGH unsent bytes, until it is back at LOW. */
+function flow(source: WsClient, sink: WebSocket): () => void {
+  let polling = false;
+  const poll = (ms: number) => {
+    if (sink.bufferedAmount <= LOW || sink.readyState !== WebSocket.OPEN) {
+      polling = false;
+      if (source.isPaused) source.resume();
+      return;
+    }
+    setTimeout(() => poll(Math.min(ms * 2, 20)), ms);
+  };
+  return () => {
+    if (polling || sink.bufferedAmount <= HIGH) return;
+    polling = true;
+    source.pause();
+    setTimeout(() => poll(2), 1);
+  };
+}
 
 /** Joins a browser socket to a new upstream socket (closing either closes the other). */
-function join(browser: WebSocket, upstreamUrl: string): void {
-  const upstream = new WebSocket(upstreamUrl, PROTOCOL);
+function join(browser: WebSocket, upstreamUrl: string, plain: boolean): void {
+  const upstream = new WsClient(upstreamUrl, PROTOCOL, { perMessageDeflate: false });
   const waiting: string[] = [];
-  upstream.onopen = () => {
-    for (const frame of waiting.splice(0)) upstream.send(frame);
-  };
-  browser.onmessage = (event) => {
-    if (upstream.readyState === WebSocket.OPEN) upstream.send(event.data);
-    else waiting.push(event.data);
-  };
-  upstream.onmessage = (event) => browser.send(event.data);
-  browser.onclose = () => upstream.close();
-  upstream.onclose = () => {
+  const written = flow(upstream, browser);
+  const close = () => {
     if (browser.readyState === WebSocket.OPEN) browser.close();
+    upstream.close();
   };
+  upstream.on('open', () => {
+    for (const frame of waiting.splice(0)) upstream.send(frame);
+  });
+  browser.onmessage = (event) => {
+    try {
+      const frame = onward(String(event.data), plain);
+      if (upstream.readyState === WsClient.OPEN) upstream.send(frame);
+      else waiting.push(frame);
+    } catch {
+      close();
+    }
+  };
+  upstream.on('message', (data: Uint8Array) => {
+    try {
+      if (browser.readyState !== WebSocket.OPEN) return;
+      browser.send(onward(decoder.decode(data), plain));
+      written();
+    } catch {
+      close();
+    }
+  });
+  upstream.on('error', () => close());
+  browser.onclose = () => upstream.close();
+  upstream.on('close', () => {
+    if (browser.readyState === WebSocket.OPEN) browser.close();
+  });
 }
 
 if (import.meta.main) {
   const upstreamUrl = Deno.env.get('UPSTREAM')!;
+  const plain = Deno.env.get('MODE') === 'plain';
   Deno.serve({
     hostname: Deno.env.get('HOST') ?? '127.0.0.1',
     port: Number(Deno.env.get('PORT') ?? '0'),
@@ -39,7 +95,7 @@ if (import.meta.main) {
       console.log(`null relay listening on http://${hostname}:${port}`),
   }, (request) => {
     const { socket, response } = Deno.upgradeWebSocket(request, { protocol: PROTOCOL });
-    join(socket, upstreamUrl);
+    join(socket, upstreamUrl, plain);
     return response;
   });
   Deno.addSignalListener('SIGTERM', () => Deno.exit(0));

@@ -5,31 +5,39 @@
  * Targets: the flood upstream's socket directly (../flood_upstream.ts: round trips answered
  * with a fixed next + complete, streams sent as fast as the socket drains), nginx passing the
  * upgrade through (the anchor of a proxy that never parses a frame; skipped when nginx is not
- * installed), a do-nothing relay on each runtime (the floors: ../floors/), both hosts, and the
- * Deno host with its upstream leg on Deno's own WebSocket client (`deno web leg`, a leg without
- * flow control, which cannot pause: the comparison behind the choice of `ws`).
+ * installed), the floors on each runtime with the host's legs and flow-control marks
+ * (../floors/: `pass` passes the bytes across, `plain` parses and re-serialises every frame the
+ * plain way and nothing else), and both hosts.
  *
- * 1. round trips: a query sent as a subscribe over open sockets (next + complete back: three
+ * 1. memory per idle socket (first, on fresh processes): the process's resident memory before
+ *    and after opening 1000 acknowledged idle sockets (after 100 already open), over 1000;
+ * 2. round trips: a query sent as a subscribe over open sockets (next + complete back: three
  *    relayed frames an operation), 1 socket × 1 in flight, 1 × 16 and 16 sockets × 1:
  *    operations/s, p50/p99 latency, the server process's CPU per operation;
- * 2. streaming: subscriptions streaming as fast as the upstream's socket drains, 1 socket ×
- *    1 stream and 16 sockets × 8 streams: events/s received and CPU per event (the notes give
- *    it per 100k frames);
- * 3. memory per idle socket (measured first, on fresh processes): the process's resident memory
- *    before and after opening 1000 acknowledged idle sockets (after 100 already open), over 1000;
- * 4. stalled subscribers (last: it leaves the processes' heaps grown): four sockets subscribe
- *    and stop reading their TCP socket; the target's resident memory every second (nginx, the
- *    gateways; the floors have no flow control and would grow without bound).
+ * 3. streaming (../relay_streams.ts): small (about 100 B) and 1 KiB frames, 1 socket × 1 stream
+ *    and 16 sockets × 8 streams, in interleaved rounds: frames/s x direct, CPU s per 100k
+ *    frames, x the plain floor's CPU, x nginx's ratio;
+ * 4. stalled subscribers (last, on freshly started hosts run with an inspector, and nginx): eight
+ *    sockets subscribe and stop reading their TCP socket for 25 s; the resident memory every
+ *    second, then a minute after they closed, before and after a collection the bench forces.
  *
- * Speed is reported as relay/direct ratios and added latency, never asserted. The scenario runs
- * its own flood upstream process and points every target at it, with the gateways' socket
- * ceilings lifted (RELAY_ENV).
+ * Speed is reported as ratios and added latency, never asserted. The scenario runs its own flood
+ * upstream process and points every target at it, with the gateways' socket ceilings lifted
+ * (RELAY_ENV).
  */
-import { type ChildProcess, denoRun, startChildProcess } from '../../host_process.ts';
-import { WORLD_IDS } from '../../sandbox/mod.ts';
+import {
+  type ChildProcess,
+  denoRun,
+  type HostKind,
+  ROOT,
+  startChildProcess,
+} from '../../host_process.ts';
+import { BENCH_GATEWAY_ENV } from '../context.ts';
 import { FLOOD_QUERY } from '../flood_upstream.ts';
 import { idleSocketMemory } from '../idle_sockets.ts';
-import { stalledNotes } from '../stalled_sockets.ts';
+import { collectGarbage, inspectorUrl } from '../inspector.ts';
+import { floodPayload, streamCpuNotes, streamRounds } from '../relay_streams.ts';
+import { stalledNotes, type StalledTarget } from '../stalled_sockets.ts';
 import {
   type BenchContext,
   compare,
@@ -39,7 +47,6 @@ import {
   type ScenarioReport,
 } from '../scenario.ts';
 import { runSocketLoad, type SocketTarget } from '../socket_load.ts';
-import { runStreamLoad } from '../stream_load.ts';
 import { startNginx } from '../nginx.ts';
 import { startNullRelay } from '../floors/mod.ts';
 
@@ -48,12 +55,6 @@ export const ROUND_TRIP_SHAPES = [
   { sockets: 1, inFlight: 1 },
   { sockets: 1, inFlight: 16 },
   { sockets: 16, inFlight: 1 },
-] as const;
-
-/** Streaming shapes: sockets open, subscriptions streaming on each. */
-export const STREAM_SHAPES = [
-  { sockets: 1, streams: 1 },
-  { sockets: 16, streams: 8 },
 ] as const;
 
 /**
@@ -73,13 +74,7 @@ export const RELAY_ENV: Readonly<Record<string, string>> = {
   TENANT_MAX_SOCKETS: '100000',
 };
 
-/** The Deno host with its former upstream leg (Deno's WebSocket client). */
-const WEB_LEG = 'deno web leg';
-/** Targets whose upstream leg cannot pause: no streams against the flood upstream. */
-const UNPAUSABLE = [WEB_LEG, 'null relay deno'];
-
 const QUERY = { query: 'query RelayBench { currentUser { id } }' };
-const SUBSCRIPTION = { query: FLOOD_QUERY, variables: { botID: WORLD_IDS.bot1 } };
 
 /** The scenario's own flood upstream process. */
 function startFloodProcess(): Promise<ChildProcess> {
@@ -130,8 +125,8 @@ async function memoryNotes(targets: SocketTarget[]): Promise<string[]> {
 }
 
 /**
- * The targets, in order: direct, nginx (unless skipped), the two floors, both hosts. What was
- * started besides the gateways is stopped through `stops`.
+ * The targets, in order: direct, nginx (unless skipped), the floors, both hosts. What was started
+ * besides the gateways is stopped through `stops`.
  */
 async function relayTargets(
   context: BenchContext,
@@ -158,28 +153,25 @@ async function relayTargets(
     targets.push({ label: 'nginx', url, initPayload: authorized, pid: nginx.pid });
   }
   for (const kind of ['deno', 'node'] as const) {
-    const floor = await startNullRelay(kind, upstream);
-    stops.push(() => floor.stop());
-    await context.placeServer(floor.pid);
-    const url = `${wsUrl(floor.url)}/graphql`;
-    targets.push({ label: `null relay ${kind}`, url, initPayload: authorized, pid: floor.pid });
+    for (const mode of ['pass', 'plain'] as const) {
+      const floor = await startNullRelay(kind, upstream, mode);
+      stops.push(() => floor.stop());
+      await context.placeServer(floor.pid);
+      const url = `${wsUrl(floor.url)}/graphql`;
+      const label = `null relay ${kind} ${mode}`;
+      targets.push({ label, url, initPayload: authorized, pid: floor.pid });
+    }
   }
-  const web = await context.startGateway({
-    kind: 'deno',
-    env: { ...env, SVC_BENCH_UPSTREAM_LEG: 'web' },
-    denoScript: 'scripts/bench/gateway_runner.ts',
-  });
   const path = (url: string) => `${wsUrl(url)}/svc/graphql`;
   targets.push(
     { label: 'deno', url: path(deno.url), initPayload: {}, pid: deno.pid },
-    { label: WEB_LEG, url: path(web.url), initPayload: {}, pid: web.pid },
     { label: 'node', url: path(node.url), initPayload: {}, pid: node.pid },
   );
   return targets;
 }
 
-/** Every round-trip shape, then every streaming shape, each over all targets. */
-async function measureShapes(context: BenchContext, targets: SocketTarget[]) {
+/** Every round-trip shape over all targets. */
+async function measureRoundTrips(context: BenchContext, targets: SocketTarget[]) {
   const { durationS, warmupS } = context.settings;
   const measurements: Measurement[] = [];
   const comparisons: Comparison[] = [];
@@ -194,23 +186,51 @@ async function measureShapes(context: BenchContext, targets: SocketTarget[]) {
     measurements.push(...done.measurements);
     comparisons.push(...done.comparisons);
   }
-  // Not the targets whose upstream leg is Deno's WebSocket client (the web leg, the Deno
-  // floor): it cannot pause, so against the flood their heap grows by what the upstream sends
-  // (docs/benchmarks.md "WebSocket relay") and their backlog would load the machine for the targets
-  // after them.
-  const streamTargets = targets.filter((t) => !UNPAUSABLE.includes(t.label));
-  for (const { sockets, streams } of STREAM_SHAPES) {
-    const shape = `${sockets}x${streams}`;
-    const done = await row(streamTargets, `stream ${shape}`, (t) =>
-      runStreamLoad(
-        { ...t, label: `${t.label} stream ${shape}`, payload: SUBSCRIPTION, sockets, streams },
-        durationS,
-        warmupS,
-      ));
-    measurements.push(...done.measurements);
-    comparisons.push(...done.comparisons);
-  }
   return { measurements, comparisons };
+}
+
+/**
+ * A host started fresh for the stalled pass, with an inspector on a free port so the bench can
+ * force a collection (inspector.ts); stopped through `stops`.
+ */
+async function freshHost(
+  kind: HostKind,
+  context: BenchContext,
+  upstreamUrl: string,
+  stops: Array<() => Promise<void>>,
+): Promise<StalledTarget> {
+  const inspect = '--inspect=127.0.0.1:0';
+  // not --quiet: it silences the line that names the inspector's address
+  const [deno, run, ...rest] = denoRun('hosts/deno/serve.ts').filter((a) => a !== '--quiet');
+  const command = kind === 'node'
+    ? ['node', inspect, `${ROOT}npm/bin/svc-gateway.js`]
+    : [deno, run, inspect, ...rest];
+  const host = await startChildProcess({
+    command,
+    env: {
+      SVC_TOKEN: context.token,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      ...BENCH_GATEWAY_ENV,
+      ...RELAY_ENV,
+      SVC_API_BASE: upstreamUrl,
+    },
+    ready: /listening on (http:\/\/\S+)/,
+  });
+  stops.push(() => host.stop());
+  await context.placeServer(host.pid);
+  let inspector = inspectorUrl(host.errors);
+  for (let i = 0; i < 40 && inspector === null; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the line may follow the ready one
+    inspector = inspectorUrl(host.errors);
+  }
+  return {
+    label: kind,
+    url: `${wsUrl(host.url)}/svc/graphql`,
+    initPayload: {},
+    pid: host.pid,
+    gc: inspector ? () => collectGarbage(inspector) : undefined,
+  };
 }
 
 /** How the scenario was set up, one sentence a line; then the memory lines. */
@@ -218,35 +238,32 @@ function relayNotes(nginxMeasured: boolean, memory: string[]): string[] {
   return [
     "round trips ('<target> SxN': S sockets, N operations in flight on each): subscribe " +
     '{ currentUser { id } } and its next + complete (3 relayed frames); requests = operations',
-    "streams ('<target> stream SxN': S sockets, N subscriptions on each): the flood upstream's " +
-    'stream; requests = events received, no latency (events carry no send time)',
-    'streams are sent as fast as the upstream socket drains (flood upstream, 1 KiB frames): ' +
+    "streams ('<target> stream SxN <size> rR': S sockets, N subscriptions on each, round R): " +
+    "the flood upstream's stream; requests = events received, no latency (events carry no send " +
+    'time)',
+    'streams are sent as fast as the upstream socket drains (flood upstream: small frames of ' +
+    'about 100 B, and 1 KiB frames): ' +
     'direct measures what this client reads; 16x8 saturates the machine (upstream, gateway ' +
     'and this client share the cpus), so a ' +
     "ratio near 1 says the relay keeps up with the upstream, and a gateway's cpu ms/req is the " +
     'CPU the relay spends per event',
     'memory: resident memory (VmRSS) of fresh processes, before any load; a gateway holds two ' +
     'sockets per browser socket (the browser one and its upstream leg)',
+    'streams: interleaved rounds (every size, shape and target in turn each round); the ranges ' +
+    "give per round frames/s x direct, cpu s per 100k frames, cpu x the same runtime's plain " +
+    "floor, and x nginx's ratio",
     'cpu: the measured server process (the upstream for direct, the nginx worker, the gateway)',
     'nginx: the frame-blind anchor (bench/nginx.ts: the upgrade passed through, frames ' +
     'relayed as bytes; the client sends the token in connection_init as it does directly)' +
     (nginxMeasured ? '' : ': skipped, no nginx found'),
-    'null relay deno / node: the floors, do-nothing relays (bench/floors/: Deno WebSockets; ' +
-    'ws on Node; frames passed across unparsed; the client sends the token in connection_init)',
-    "deno web leg: the Deno host with its upstream leg on Deno's WebSocket client (without " +
-    'flow control; no pause, so no backpressure reaches the upstream); deno: on `ws` (pausable); ' +
-    "round trips and memory only, like null relay deno (their upstream leg is Deno's client, " +
-    'which cannot pause: against the flood their heap grows by what the upstream sends)',
+    "null relay <runtime> pass / plain: the floors (bench/floors/), with the host's legs (Deno: " +
+    'Deno.upgradeWebSocket + the ws client; Node: ws both ends) and its flow-control marks; pass: ' +
+    'bytes passed across; plain: JSON.parse + JSON.stringify of every frame and nothing else; ' +
+    'the client sends the token in connection_init',
+    'stalled: on freshly started hosts run with --inspect (the collection after the close is ' +
+    'forced by the bench through the inspector, never by the product), all targets at once',
     ...memory,
   ];
-}
-
-/** CPU seconds per 100k relayed frames of every streaming measurement. */
-function streamCpuNotes(measurements: Measurement[]): string[] {
-  return measurements.filter((m) => m.target.includes(' stream ')).map((m) =>
-    `cpu per 100k frames, ${m.target}: ${(m.cpuMsPerRequest * 100).toFixed(2)} s ` +
-    `(${Math.round(m.rps)} frames/s)`
-  );
 }
 
 async function run(context: BenchContext): Promise<ScenarioReport> {
@@ -256,23 +273,27 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
     const targets = await relayTargets(context, upstreamProcess, stops);
     // Memory first, while no load has grown (or left garbage in) any heap.
     const memory = await memoryNotes(targets);
-    const { measurements, comparisons } = await measureShapes(context, targets);
-    // Last: stalled sockets leave the heaps grown. Not direct (the upstream's own buffers) nor
-    // the floors (no flow control: they grow without bound).
-    const stalled = await stalledNotes(
-      targets.filter((t) => t.label === 'nginx' || !/direct|null relay|web leg/.test(t.label)),
-      SUBSCRIPTION,
-    );
+    const trips = await measureRoundTrips(context, targets);
+    const { durationS, warmupS } = context.settings;
+    const streams = await streamRounds(targets, durationS, warmupS);
+    // Last, on fresh hosts: stalled sockets leave the heaps grown. Not direct (the upstream's
+    // own buffers) nor the floors (no bounds of their own past the marks).
+    const stalledTargets: StalledTarget[] = targets.filter((t) => t.label === 'nginx');
+    for (const kind of ['deno', 'node'] as const) {
+      stalledTargets.push(await freshHost(kind, context, upstreamProcess.url, stops));
+    }
+    const stalled = await stalledNotes(stalledTargets, floodPayload(FLOOD_QUERY));
     return {
       name: 'relay',
       title: 'The WebSocket relay against the upstream socket directly (both hosts)',
       notes: [
         ...relayNotes(targets.some((t) => t.label === 'nginx'), memory),
-        ...streamCpuNotes(measurements),
+        ...streamCpuNotes(streams.measurements),
         ...stalled,
       ],
-      measurements,
-      comparisons,
+      measurements: [...trips.measurements, ...streams.measurements],
+      comparisons: [...trips.comparisons, ...streams.comparisons],
+      ranges: streams.ranges,
     };
   } finally {
     for (const stop of stops) await stop().catch(() => {});
