@@ -35,6 +35,10 @@ import { knownText } from './http/preread.ts';
 import { metricsResponse } from './observability/metrics_route.ts';
 import { routeOf } from './observability/route_names.ts';
 import { openWsUpstream, type RelaySocket, type RelayStats } from './ws/mod.ts';
+import { MemoryAccountant } from './memory/accountant.ts';
+import { residentReader } from './memory/resident.ts';
+import { releaseRequest, trackRequest } from './memory/requests.ts';
+import { memoryBusy } from './admission/in_flight.ts';
 
 /** What a host knows about the connection. */
 export interface ConnInfo {
@@ -78,9 +82,22 @@ export interface SvcProxy {
     restInFlight: number;
     resourceBindings: number;
     relay: RelayStats;
+    /** The memory accountant: bytes counted now, its level and what it did. */
+    memory: { held: number; level: string; sockets: number; actions: Record<string, number> };
   };
   /** Stops timers and closes sockets. */
   close(): Promise<void>;
+}
+
+/** The memory accountant's gauges for the metrics (read at scrape time). */
+function memoryGauges(memory: MemoryAccountant) {
+  memory.sample();
+  return {
+    memoryBudgetBytes: memory.budget,
+    memoryHeldBytes: memory.held,
+    memoryResidentGrowthBytes: memory.residentGrowth,
+    memoryLevel: memory.level === 'over' ? 2 : memory.level === 'pressure' ? 1 : 0,
+  };
 }
 
 /** What a route answers with. */
@@ -118,6 +135,9 @@ function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
     logger,
     tracing: createTracing(config.otlpEndpoint),
     metrics,
+    memory: new MemoryAccountant(config.memoryBudget.bytes, residentReader(), {
+      onAction: metrics ? (action) => metrics.memoryAction(action) : undefined,
+    }),
     gate,
     graphqlInFlight: createInFlight(config.graphqlMaxConcurrent),
     restInFlight: createInFlight(config.restMaxConcurrent),
@@ -173,6 +193,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       resourceBindings: core.resourceFence.size,
       tenantsTracked: core.tenants.size,
       sharedLimitsFallback: tenants.fallback ? 1 : 0,
+      ...memoryGauges(core.memory),
     };
   };
   const route = (
@@ -187,6 +208,12 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
     }
     if (admin && under(path, config.adminPath)) {
       return admin(request, path.slice(config.adminPath.length), conn);
+    }
+    // past the memory budget, new requests are refused (docs/operations.md "Memory"); the GraphQL
+    // route asks at its step 5, the panel and the metrics always answer
+    if (core.memory.refuseRequest()) {
+      const refused = memoryBusy();
+      return refusalAnswer({ ...refused, headers: { ...refused.headers, ...cors } });
     }
     if (auth && under(path, config.authPath)) {
       return auth(request, path.slice(config.authPath.length), cors);
@@ -250,17 +277,28 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       const path = new URL(request.url).pathname;
       if (path === config.healthPath) return healthResponse(request.method, healthy);
       if (!claims(path)) return null;
-      const result = await observed(
-        path,
-        () => checked(request, path, (cors) => route(request, path, cors, conn)),
-      );
-      return isPlainAnswer(result) ? toResponse(result) : result;
+      trackRequest(request, core.memory);
+      try {
+        const result = await observed(
+          path,
+          () => checked(request, path, (cors) => route(request, path, cors, conn)),
+        );
+        return isPlainAnswer(result) ? toResponse(result) : result;
+      } finally {
+        releaseRequest(request);
+      }
     },
-    handleGraphql: (request) =>
-      observed(
-        config.httpPath,
-        () => checked(request, config.httpPath, (cors) => handleGraphql(core, request, cors)),
-      ),
+    async handleGraphql(request) {
+      trackRequest(request, core.memory);
+      try {
+        return await observed(
+          config.httpPath,
+          () => checked(request, config.httpPath, (cors) => handleGraphql(core, request, cors)),
+        );
+      } finally {
+        releaseRequest(request);
+      }
+    },
     upgrade(request) {
       const path = new URL(request.url).pathname;
       if (path !== config.wsPath) return { kind: 'unclaimed' };
@@ -274,7 +312,13 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
         return { kind: 'refuse', response: plainResponse(403, 'Forbidden') };
       }
       const full = relay.admitUpgrade();
-      if (full) return { kind: 'refuse', response: plainResponse(503, 'Service Unavailable') };
+      if (full) {
+        const response = plainResponse(503, 'Service Unavailable');
+        if (full.retryAfterSeconds) {
+          response.headers.set('retry-after', String(full.retryAfterSeconds));
+        }
+        return { kind: 'refuse', response };
+      }
       return { kind: 'accept', protocol: 'graphql-transport-ws' };
     },
     acceptSocket: (socket) => relay.accept(socket),
@@ -283,6 +327,12 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       restInFlight: core.restInFlight.count,
       resourceBindings: core.resourceFence.size,
       relay: relay.stats(),
+      memory: {
+        held: core.memory.held,
+        level: core.memory.level,
+        sockets: core.memory.sockets,
+        actions: { ...core.memory.actions },
+      },
     }),
     close: async () => {
       await relay.closeAll();

@@ -159,6 +159,24 @@ export const DEFAULTS = {
   wsFlowFirstPollMs: 1,
   wsFlowPollMs: 20,
 
+  // Process memory budget (issue 29; not spec numbers): docs/operations.md "Memory"
+  /**
+   * MEMORY_BUDGET_BYTES unset: this share of the container's memory limit (cgroup v2
+   * memory.max, v1 memory.limit_in_bytes) where one is set ...
+   */
+  memoryBudgetCgroupShare: 0.5,
+  /** ... else this many bytes. */
+  memoryBudgetBytes: 512 * 1024 * 1024,
+  /**
+   * The first threshold ("pressure"), a share of the budget: past it new sockets and requests
+   * are refused (503 ProxyBusy, 1013 ProxyBusy) and relayed sockets pause at the lower mark.
+   */
+  memoryPressureShare: 0.75,
+  /** Under pressure a relayed socket's upstream leg pauses past this many unsent bytes. */
+  memoryPressureHighWaterBytes: 64 * 1024,
+  /** Resident memory (the second signal) is read this often (ms), never per frame. */
+  memoryRssSampleMs: 1_000,
+
   // Resource fence
   resourceBindings: 50_000,
   resourceBindingTtlMs: 24 * 60 * 60_000,

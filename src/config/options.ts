@@ -77,6 +77,11 @@ export interface SvcProxyOptions {
   graphqlMaxTokens?: NumberLike;
   /** Upstream answers over this many bytes are cut off (not a spec option; issue 23). */
   upstreamAnswerMaxBytes?: NumberLike;
+  /**
+   * The process's memory budget in bytes (not a spec option; MEMORY_BUDGET_BYTES): default a
+   * share of the container's limit, else a fixed default (docs/operations.md "Memory").
+   */
+  memoryBudgetBytes?: NumberLike;
   wsMaxSockets?: NumberLike;
   wsPreAuthSockets?: NumberLike;
   /** Relay keepalive and flow control (issue 20, 23; WS_PING_INTERVAL_MS ... WS_FLOW_POLL_MS). */

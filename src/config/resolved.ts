@@ -3,6 +3,8 @@
  * resolved once at startup and frozen. SPEC "Configuration states" and "Options".
  */
 
+import type { MemoryBudget } from '../memory/budget.ts';
+
 /** Session gate state (SPEC "Configuration states"). */
 export type GateState = 'on' | 'off' | 'misconfigured';
 
@@ -67,6 +69,8 @@ export interface ResolvedConfig {
   graphqlMaxTokens: number;
   /** Bytes; upstream answers past it are cut off (issue 23). */
   upstreamAnswerMaxBytes: number;
+  /** The process's memory budget and where it came from (docs/operations.md "Memory"). */
+  memoryBudget: MemoryBudget;
   wsMaxSockets: number;
   wsPreAuthSockets: number;
   /** Relay keepalive (ms): silence before a ping, wait for its pong (issue 23). */

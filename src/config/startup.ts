@@ -50,6 +50,7 @@ export function configurationLine(c: ResolvedConfig, facts: StartupFacts): strin
     `admin panel ${c.admin.state}`,
     `upstream ${c.upstream}`,
     `outbound proxy ${c.outboundProxy ?? 'none'}`,
+    `memory budget ${c.memoryBudget.bytes} bytes (${c.memoryBudget.source})`,
   ];
   if (c.anyOrigin) parts.push("WARNING: allowed origins contain '*'");
   return `svc-gateway: ${parts.join('; ')}`;

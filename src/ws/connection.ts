@@ -7,6 +7,12 @@
  * (no master token: 4401). Later frames are validated (4400), held in order while the upstream
  * is not ready or a subscribe check is pending, and re-serialised. The socket lives at most
  * socketLifeMs or until the session's exp (1012). Finishing clears every timer and counter.
+ *
+ * With a memory accountant (docs/operations.md "Memory"), the socket's account holds its unsent
+ * bytes both ways (as flow control last read them), its held frames and the upstream frame in
+ * hand (while it is parsed and re-serialised, counted {@link IN_HAND_COPIES} times); a
+ * connection_init under memory pressure closes 1013 ProxyBusy, and the accountant may shed the
+ * socket (1013, `CLOSE.memoryShed`).
  */
 import { CLOSE, safeCloseReason } from './close_codes.ts';
 import { type Counters, SocketTimers } from './counters.ts';
@@ -24,6 +30,12 @@ import type { RelaySocket, UpstreamFactory } from './socket.ts';
 import { type CheckOutcome, Subscriptions } from './subscriptions.ts';
 import type { AdmittedSession, RelayDeps } from './types.ts';
 import { type CloseSpec, UpstreamLeg } from './upstream_leg.ts';
+
+/**
+ * An upstream frame in hand is held about three times over while it is handled: its text, its
+ * parsed form and its re-serialised text (frames.ts).
+ */
+const IN_HAND_COPIES = 3;
 
 /** The relay-wide things every connection shares. */
 export interface ConnectionContext {
@@ -67,6 +79,11 @@ export class Connection {
   /** Flow control, once the upstream leg exists: upstream → browser, browser → upstream. */
   #down: FlowDirection | null = null;
   #up: FlowDirection | null = null;
+  /** The socket's memory account (null without an accountant) and what it is made of, bytes. */
+  #account: { set(bytes: number): void; close(): void } | null;
+  #unsentDown = 0;
+  #unsentUp = 0;
+  #inHand = 0;
 
   /** Takes over an upgraded browser socket; counts it and starts the init and life timers. */
   constructor(browser: RelaySocket, ctx: ConnectionContext) {
@@ -78,6 +95,10 @@ export class Connection {
     this.#subs = new Subscriptions(counters, (text) => this.#sendBrowser(text), ctx);
     this.#acceptedAt = ctx.now();
     this.#browserClosed = new Promise((resolve) => this.#browserGone = resolve);
+    this.#account = ctx.deps.memory?.open({
+      shed: () => this.#finish(CLOSE.memoryShed),
+      stalled: () => this.#down?.paused ?? false,
+    }) ?? null;
     counters.sockets++;
     counters.preAuth++;
     browser.onMessage((text, bytes) => this.#fromBrowser(text, bytes));
@@ -126,6 +147,11 @@ export class Connection {
     beat.start();
   }
 
+  /** Tells the memory accountant what the socket holds now. */
+  #held(): void {
+    this.#account?.set(this.#unsentDown + this.#unsentUp + this.#queue.bytes + this.#inHand);
+  }
+
   /** Sends one frame to the browser, then lets flow control read its unsent bytes. */
   #sendBrowser(text: string): void {
     this.#browser.send(text);
@@ -145,6 +171,7 @@ export class Connection {
    */
   #startFlow(leg: UpstreamLeg): void {
     const { limits, counters, now, deps } = this.#ctx;
+    const memory = deps.memory;
     const stalled = (side: 'browser' | 'upstream') => (cause: StallCause) => {
       this.#ctx.log(`ws relay: ${side} stalled (${cause}); socket closed`);
       try {
@@ -152,11 +179,12 @@ export class Connection {
       } catch { /* a metrics seam never stops the close */ }
       this.#finish(side === 'browser' ? CLOSE.browserStalled : CLOSE.upstreamStalled);
     };
-    const base = { limits, counters, timers: this.#timers, now };
+    const base = { limits, counters, timers: this.#timers, now, memory };
     this.#down = new FlowDirection(leg, this.#browser, {
       ...base,
       pollTimer: 'upstreamFlow',
       stalled: stalled('browser'),
+      measured: memory ? (bytes) => (this.#unsentDown = bytes, this.#held()) : undefined,
     });
     const browser = this.#browser;
     this.#up = new FlowDirection(
@@ -171,7 +199,12 @@ export class Connection {
         },
       },
       leg,
-      { ...base, pollTimer: 'browserFlow', stalled: stalled('upstream') },
+      {
+        ...base,
+        pollTimer: 'browserFlow',
+        stalled: stalled('upstream'),
+        measured: memory ? (bytes) => (this.#unsentUp = bytes, this.#held()) : undefined,
+      },
     );
   }
 
@@ -184,6 +217,7 @@ export class Connection {
       if (!parsed.ok || parsed.message.type !== 'connection_init') {
         return this.#finish(CLOSE.unauthorized);
       }
+      if (this.#ctx.deps.memory?.refuseSocket()) return this.#finish(CLOSE.memoryBusy);
       this.#timers.clear('init');
       this.#state = 'admitting';
       void this.#admit(parsed.message.payload);
@@ -199,6 +233,7 @@ export class Connection {
     const phase = this.#state === 'ready' ? 'behindLookup' : 'beforeUpstream';
     const overflow = this.#queue.push({ message: parsed.message, bytes }, phase);
     if (overflow) return this.#finish(overflow);
+    this.#held();
     this.#pump();
   }
 
@@ -258,7 +293,7 @@ export class Connection {
     const { deps, limits, counters, log, openUpstream } = this.#ctx;
     this.#leg = new UpstreamLeg({
       url: deps.upstreamWsUrl,
-      openUpstream,
+      openUpstream: this.#account ? this.#countInHand(openUpstream) : openUpstream,
       limits,
       counters,
       timers: this.#timers,
@@ -277,6 +312,31 @@ export class Connection {
     });
     this.#startFlow(this.#leg);
     this.#leg.open(token);
+  }
+
+  /**
+   * The upstream factory, with each received frame counted in the socket's account while it is
+   * handled ({@link IN_HAND_COPIES} times its size): a frame that takes the process past its
+   * budget can shed this socket before it is parsed.
+   */
+  #countInHand(open: UpstreamFactory): UpstreamFactory {
+    return (url, protocol, options) => {
+      const socket = open(url, protocol, options);
+      return {
+        ...socket,
+        onMessage: (cb) =>
+          socket.onMessage((text, bytes) => {
+            this.#inHand = bytes * IN_HAND_COPIES;
+            this.#held();
+            try {
+              cb(text, bytes);
+            } finally {
+              this.#inHand = 0;
+              this.#held();
+            }
+          }),
+      };
+    };
   }
 
   /**
@@ -303,6 +363,7 @@ export class Connection {
   #pump(): void {
     while ((this.#state === 'ready' || this.#state === 'upstreamGone') && !this.#checking) {
       const item = this.#queue.shift();
+      if (this.#account) this.#held();
       if (!item) {
         if (this.#state === 'upstreamGone') this.#finish(this.#upstreamClose!);
         return;
@@ -371,6 +432,7 @@ export class Connection {
     this.#up?.stop();
     this.#timers.clearAll();
     this.#queue.clear();
+    this.#account?.close();
     this.#subs.clear();
     this.#leavePreAuth();
     counters.sockets--;

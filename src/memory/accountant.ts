@@ -1,0 +1,248 @@
+/**
+ * The process's memory accountant (docs/operations.md "Memory"; not a spec rule; Envoy's overload
+ * manager is the model): it adds up the bytes the gateway holds and acts at two named thresholds.
+ *
+ * Counted (`held`): each relayed socket's unsent bytes on both legs, its held browser frames and
+ * the frame it is parsing and re-serialising (one {@link SocketAccount} per socket, set by the
+ * relay), and each HTTP request's body and upstream answer while it is in flight
+ * ({@link MemoryAccountant.charge} / {@link MemoryAccountant.release}). The second signal is the
+ * process's resident memory above where it started, read at most every `memoryRssSampleMs` when
+ * something is admitted or the metrics are read (never per frame).
+ *
+ * Thresholds (the level is the larger of the two signals):
+ * - `pressure` (`memoryPressureShare` of the budget): new sockets are refused (upgrade 503 with
+ *   retry-after, connection_init 1013 ProxyBusy) and relayed sockets pause their upstream leg
+ *   past `memoryPressureHighWaterBytes` unsent instead of the usual high-water mark;
+ * - `over` (past the budget): new requests are refused 503 ProxyBusy (retry-after), and while
+ *   the counted bytes are past the budget the sockets holding the most are closed 1013 (those
+ *   whose browser is not reading first), one at a time, until they are back under it.
+ */
+import { DEFAULTS } from '../config/defaults.ts';
+
+/** Where the process stands against its budget. */
+export type MemoryLevel = 'normal' | 'pressure' | 'over';
+
+/** What the accountant did, counted (the metrics' `action` label). */
+export interface MemoryActions {
+  /** Times the process went past the pressure threshold. */
+  pressure: number;
+  /** Upgrades and connection_inits refused past the pressure threshold. */
+  refused_socket: number;
+  /** Requests refused past the budget. */
+  refused_request: number;
+  /** Sockets closed 1013 past the budget. */
+  shed_socket: number;
+}
+
+/** One relayed socket's share of the count. */
+export interface SocketAccount {
+  /** This socket now holds `bytes` (unsent both ways, held frames, the frame in hand). */
+  set(bytes: number): void;
+  /** The socket finished: its bytes leave the count. Idempotent. */
+  close(): void;
+}
+
+/** What the accountant needs of a socket to shed it. */
+export interface Sheddable {
+  /** Closes the socket 1013 (its account is closed with it). */
+  shed(): void;
+  /** Whether its browser is not reading now (its upstream leg is paused). */
+  stalled(): boolean;
+}
+
+/** Reads the process's resident memory in bytes (the host runtime's cheap call). */
+export type ReadResident = () => number;
+
+class Account implements SocketAccount {
+  bytes = 0;
+  closed = false;
+  constructor(readonly owner: MemoryAccountant, readonly socket: Sheddable) {}
+  set(bytes: number): void {
+    if (this.closed) return;
+    const delta = bytes - this.bytes;
+    if (delta === 0) return;
+    this.bytes = bytes;
+    this.owner.add(delta);
+  }
+  close(): void {
+    this.owner.forget(this);
+  }
+}
+
+/** The accountant of one process (one per proxy). */
+export class MemoryAccountant {
+  /** The budget, bytes. */
+  readonly budget: number;
+  /** The pressure threshold, bytes. */
+  readonly pressureBytes: number;
+  /** Under pressure, the relay's high-water mark (bytes). */
+  readonly pressureHighWaterBytes = DEFAULTS.memoryPressureHighWaterBytes;
+  /** Bytes counted now. */
+  held = 0;
+  /** Past the pressure threshold now (read per frame by flow control: a field, not a call). */
+  pressed = false;
+  /** Resident memory above the first reading, bytes (0 where it cannot be read). */
+  residentGrowth = 0;
+  readonly actions: MemoryActions = {
+    pressure: 0,
+    refused_socket: 0,
+    refused_request: 0,
+    shed_socket: 0,
+  };
+  #over = false;
+  #accounts = new Set<Account>();
+  #shedding = false;
+  #readResident: ReadResident | null;
+  #residentStart = -1;
+  #sampledAt = -Infinity;
+  #sampleMs: number;
+  #now: () => number;
+  #onAction: ((action: keyof MemoryActions) => void) | null;
+
+  /** `readResident` null: the count alone decides. */
+  constructor(
+    budget: number,
+    readResident: ReadResident | null,
+    options: {
+      sampleMs?: number;
+      now?: () => number;
+      /** Called once per action taken (the metrics seam). */
+      onAction?: (action: keyof MemoryActions) => void;
+    } = {},
+  ) {
+    this.#onAction = options.onAction ?? null;
+    this.budget = budget;
+    this.pressureBytes = Math.floor(budget * DEFAULTS.memoryPressureShare);
+    this.#readResident = readResident;
+    this.#sampleMs = options.sampleMs ?? DEFAULTS.memoryRssSampleMs;
+    this.#now = options.now ?? Date.now;
+    this.sample();
+  }
+
+  /** The level now (the larger signal against the thresholds). */
+  get level(): MemoryLevel {
+    return this.#over ? 'over' : this.pressed ? 'pressure' : 'normal';
+  }
+
+  /** Sockets with an account now. */
+  get sockets(): number {
+    return this.#accounts.size;
+  }
+
+  /** A new socket's account (starting at 0 bytes). */
+  open(socket: Sheddable): SocketAccount {
+    const account = new Account(this, socket);
+    this.#accounts.add(account);
+    return account;
+  }
+
+  /** A request now holds `bytes` more (its body read, its answer received). */
+  charge(bytes: number): void {
+    if (bytes > 0) this.add(bytes);
+  }
+
+  /** A request gave back `bytes` it was charged. */
+  release(bytes: number): void {
+    if (bytes > 0) this.add(-bytes);
+  }
+
+  /** True (and counted) when a new socket must be refused: past the pressure threshold. */
+  refuseSocket(): boolean {
+    this.sample();
+    if (!this.pressed) return false;
+    this.#act('refused_socket');
+    return true;
+  }
+
+  /** True (and counted) when a new request must be refused: past the budget. */
+  refuseRequest(): boolean {
+    if (this.#now() - this.#sampledAt >= this.#sampleMs) this.sample();
+    if (!this.#over) return false;
+    this.#act('refused_request');
+    return true;
+  }
+
+  /** Reads resident memory now if its last reading is `memoryRssSampleMs` old, then the level. */
+  sample(): void {
+    const now = this.#now();
+    if (this.#readResident === null || now - this.#sampledAt < this.#sampleMs) return;
+    this.#sampledAt = now;
+    let rss: number;
+    try {
+      rss = this.#readResident();
+    } catch {
+      return;
+    }
+    if (this.#residentStart < 0) this.#residentStart = rss;
+    this.residentGrowth = Math.max(0, rss - this.#residentStart);
+    this.#level();
+  }
+
+  /** @internal An account's or a request's change of `delta` bytes. */
+  add(delta: number): void {
+    this.held += delta;
+    if (delta > 0) {
+      if (this.held > this.pressureBytes && !this.#over) this.#level();
+      if (this.held > this.budget) this.#shed();
+    } else if (this.pressed) this.#level();
+  }
+
+  /** @internal A socket finished. */
+  forget(account: Account): void {
+    if (!this.#accounts.delete(account)) return;
+    account.closed = true;
+    const bytes = account.bytes;
+    account.bytes = 0;
+    if (bytes !== 0) this.add(-bytes);
+  }
+
+  #act(action: keyof MemoryActions): void {
+    this.actions[action]++;
+    try {
+      this.#onAction?.(action);
+    } catch { /* a metrics seam never stops an action */ }
+  }
+
+  #level(): void {
+    const load = Math.max(this.held, this.residentGrowth);
+    const pressed = load > this.pressureBytes;
+    if (pressed && !this.pressed) this.#act('pressure');
+    this.pressed = pressed;
+    this.#over = load > this.budget;
+  }
+
+  /** Closes the sockets holding the most until the count is back under the budget. */
+  #shed(): void {
+    if (this.#shedding) return;
+    this.#shedding = true;
+    try {
+      while (this.held > this.budget) {
+        const victim = this.#largest();
+        if (!victim) return;
+        this.#act('shed_socket');
+        victim.socket.shed();
+        this.forget(victim); // whatever the socket did, its bytes leave the count
+      }
+    } finally {
+      this.#shedding = false;
+    }
+  }
+
+  /** The account to shed: the largest of the stalled ones, else the largest; none holding 0. */
+  #largest(): Account | null {
+    let best: Account | null = null;
+    let bestStalled = false;
+    for (const account of this.#accounts) {
+      if (account.bytes <= 0) continue;
+      const stalled = account.socket.stalled();
+      if (
+        best === null || (stalled && !bestStalled) ||
+        (stalled === bestStalled && account.bytes > best.bytes)
+      ) {
+        best = account;
+        bestStalled = stalled;
+      }
+    }
+    return best;
+  }
+}
