@@ -36,7 +36,7 @@ import { metricsResponse } from './observability/metrics_route.ts';
 import { routeOf } from './observability/route_names.ts';
 import { openWsUpstream, type RelaySocket, type RelayStats } from './ws/mod.ts';
 import { MemoryAccountant } from './memory/accountant.ts';
-import { residentReader } from './memory/resident.ts';
+import { garbageCollector, residentReader } from './memory/resident.ts';
 import { releaseRequest, trackRequest } from './memory/requests.ts';
 import { memoryBusy } from './admission/in_flight.ts';
 
@@ -136,6 +136,7 @@ function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
     tracing: createTracing(config.otlpEndpoint),
     metrics,
     memory: new MemoryAccountant(config.memoryBudget.bytes, residentReader(), {
+      collect: () => garbageCollector()?.(),
       onAction: metrics ? (action) => metrics.memoryAction(action) : undefined,
     }),
     gate,
@@ -336,6 +337,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
     }),
     close: async () => {
       await relay.closeAll();
+      core.memory.stop();
       await core.resourceStore?.close();
       await core.tenants.close?.();
       await core.tracing?.shutdown();

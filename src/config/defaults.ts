@@ -174,8 +174,15 @@ export const DEFAULTS = {
   memoryPressureShare: 0.75,
   /** Under pressure a relayed socket's upstream leg pauses past this many unsent bytes. */
   memoryPressureHighWaterBytes: 64 * 1024,
-  /** Resident memory (the second signal) is read this often (ms), never per frame. */
+  /** Resident memory (the second signal) is read this often (ms) while sockets are open. */
   memoryRssSampleMs: 1_000,
+  /**
+   * Past the pressure threshold by resident memory, a full garbage collection runs before the
+   * reading is judged, at most this often (ms): what is left is what the process holds.
+   */
+  memoryCollectEveryMs: 2_000,
+  /** A socket whose upstream leg has been paused this long (ms) has a browser that is not reading. */
+  memoryStalledMs: 1_000,
 
   // Resource fence
   resourceBindings: 50_000,

@@ -6,17 +6,26 @@
  * the frame it is parsing and re-serialising (one {@link SocketAccount} per socket, set by the
  * relay), and each HTTP request's body and upstream answer while it is in flight
  * ({@link MemoryAccountant.charge} / {@link MemoryAccountant.release}). The second signal is the
- * process's resident memory above where it started, read at most every `memoryRssSampleMs` when
- * something is admitted or the metrics are read (never per frame).
+ * process's resident memory above its first reading (what the count cannot see: the runtime's
+ * own buffers, and the garbage parsing and re-serialising leaves until the collector runs), read
+ * every `memoryRssSampleMs` while sockets are open and at most that often when a request is
+ * admitted or the metrics are read; never per frame.
  *
- * Thresholds (the level is the larger of the two signals):
- * - `pressure` (`memoryPressureShare` of the budget): new sockets are refused (upgrade 503 with
- *   retry-after, connection_init 1013 ProxyBusy) and relayed sockets pause their upstream leg
- *   past `memoryPressureHighWaterBytes` unsent instead of the usual high-water mark;
- * - `over` (past the budget): new requests are refused 503 ProxyBusy (retry-after), and while
- *   the counted bytes are past the budget the sockets holding the most are closed 1013 (those
- *   whose browser is not reading first), one at a time, until they are back under it.
+ * Thresholds:
+ * - `pressure`, either signal past `memoryPressureShare` of the budget: new sockets are refused
+ *   (upgrade 503 with retry-after, connection_init 1013 ProxyBusy) and relayed sockets pause
+ *   their upstream leg past `memoryPressureHighWaterBytes` unsent instead of the usual mark;
+ * - `over`, the count past the budget: new requests are refused 503 ProxyBusy (retry-after),
+ *   and the sockets holding the most are closed 1013 (stalled ones first: a socket whose
+ *   upstream leg has been paused `memoryStalledMs`, its browser not reading), one at a time,
+ *   until the count is back under the budget;
+ * - resident memory past the budget (at a reading): stalled sockets holding the most are
+ *   closed 1013 until what they were counted for covers the excess (never a reading socket).
+ * A reading past the pressure threshold first runs a full garbage collection where the runtime
+ * offers one (at most every `memoryCollectEveryMs`; the "shrink the heap" action) and reads
+ * again, so garbage the collector has not reached yet does not count as held.
  */
+import { clearInterval, setInterval } from 'node:timers';
 import { DEFAULTS } from '../config/defaults.ts';
 
 /** Where the process stands against its budget. */
@@ -26,6 +35,8 @@ export type MemoryLevel = 'normal' | 'pressure' | 'over';
 export interface MemoryActions {
   /** Times the process went past the pressure threshold. */
   pressure: number;
+  /** Full garbage collections run past the pressure threshold. */
+  collect: number;
   /** Upgrades and connection_inits refused past the pressure threshold. */
   refused_socket: number;
   /** Requests refused past the budget. */
@@ -46,7 +57,7 @@ export interface SocketAccount {
 export interface Sheddable {
   /** Closes the socket 1013 (its account is closed with it). */
   shed(): void;
-  /** Whether its browser is not reading now (its upstream leg is paused). */
+  /** Whether its browser has not read for `memoryStalledMs` (its upstream leg paused as long). */
   stalled(): boolean;
 }
 
@@ -85,6 +96,7 @@ export class MemoryAccountant {
   residentGrowth = 0;
   readonly actions: MemoryActions = {
     pressure: 0,
+    collect: 0,
     refused_socket: 0,
     refused_request: 0,
     shed_socket: 0,
@@ -97,6 +109,9 @@ export class MemoryAccountant {
   #sampledAt = -Infinity;
   #sampleMs: number;
   #now: () => number;
+  #timer: ReturnType<typeof setInterval> | null = null;
+  #collect: (() => void) | null;
+  #collectedAt = -Infinity;
   #onAction: ((action: keyof MemoryActions) => void) | null;
 
   /** `readResident` null: the count alone decides. */
@@ -106,11 +121,14 @@ export class MemoryAccountant {
     options: {
       sampleMs?: number;
       now?: () => number;
+      /** A full garbage collection, where the runtime offers one. */
+      collect?: (() => void) | null;
       /** Called once per action taken (the metrics seam). */
       onAction?: (action: keyof MemoryActions) => void;
     } = {},
   ) {
     this.#onAction = options.onAction ?? null;
+    this.#collect = options.collect ?? null;
     this.budget = budget;
     this.pressureBytes = Math.floor(budget * DEFAULTS.memoryPressureShare);
     this.#readResident = readResident;
@@ -124,15 +142,25 @@ export class MemoryAccountant {
     return this.#over ? 'over' : this.pressed ? 'pressure' : 'normal';
   }
 
+  /** Stops reading resident memory (the proxy closed). */
+  stop(): void {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
   /** Sockets with an account now. */
   get sockets(): number {
     return this.#accounts.size;
   }
 
-  /** A new socket's account (starting at 0 bytes). */
+  /** A new socket's account (starting at 0 bytes); resident memory is read while any is open. */
   open(socket: Sheddable): SocketAccount {
     const account = new Account(this, socket);
     this.#accounts.add(account);
+    if (this.#timer === null && this.#readResident !== null) {
+      this.#timer = setInterval(() => this.sample(), this.#sampleMs);
+      this.#timer.unref?.();
+    }
     return account;
   }
 
@@ -170,12 +198,16 @@ export class MemoryAccountant {
     let rss: number;
     try {
       rss = this.#readResident();
+      if (this.#residentStart >= 0 && rss - this.#residentStart > this.pressureBytes) {
+        rss = this.#collected(now) ?? rss;
+      }
     } catch {
       return;
     }
     if (this.#residentStart < 0) this.#residentStart = rss;
     this.residentGrowth = Math.max(0, rss - this.#residentStart);
     this.#level();
+    if (this.residentGrowth > this.budget) this.#shedStalled(this.residentGrowth - this.budget);
   }
 
   /** @internal An account's or a request's change of `delta` bytes. */
@@ -191,9 +223,24 @@ export class MemoryAccountant {
   forget(account: Account): void {
     if (!this.#accounts.delete(account)) return;
     account.closed = true;
+    if (this.#accounts.size === 0 && this.#timer !== null) {
+      clearInterval(this.#timer);
+      this.#timer = null;
+    }
     const bytes = account.bytes;
     account.bytes = 0;
     if (bytes !== 0) this.add(-bytes);
+  }
+
+  /** Runs the collector (at most every `memoryCollectEveryMs`) and reads again; else null. */
+  #collected(now: number): number | null {
+    if (this.#collect === null || now - this.#collectedAt < DEFAULTS.memoryCollectEveryMs) {
+      return null;
+    }
+    this.#collectedAt = now;
+    this.#act('collect');
+    this.#collect();
+    return this.#readResident!();
   }
 
   #act(action: keyof MemoryActions): void {
@@ -208,7 +255,7 @@ export class MemoryAccountant {
     const pressed = load > this.pressureBytes;
     if (pressed && !this.pressed) this.#act('pressure');
     this.pressed = pressed;
-    this.#over = load > this.budget;
+    this.#over = this.held > this.budget;
   }
 
   /** Closes the sockets holding the most until the count is back under the budget. */
@@ -217,24 +264,52 @@ export class MemoryAccountant {
     this.#shedding = true;
     try {
       while (this.held > this.budget) {
-        const victim = this.#largest();
+        const victim = this.#largest(false);
         if (!victim) return;
-        this.#act('shed_socket');
-        victim.socket.shed();
-        this.forget(victim); // whatever the socket did, its bytes leave the count
+        this.#shedOne(victim);
       }
     } finally {
       this.#shedding = false;
     }
   }
 
-  /** The account to shed: the largest of the stalled ones, else the largest; none holding 0. */
-  #largest(): Account | null {
+  /** Closes stalled sockets holding the most until they were counted for `excess` bytes. */
+  #shedStalled(excess: number): void {
+    if (this.#shedding) return;
+    this.#shedding = true;
+    try {
+      let covered = 0;
+      while (covered < excess) {
+        const victim = this.#largest(true);
+        if (!victim) return;
+        covered += victim.bytes;
+        this.#shedOne(victim);
+      }
+    } finally {
+      this.#shedding = false;
+    }
+  }
+
+  #shedOne(victim: Account): void {
+    this.#act('shed_socket');
+    try {
+      victim.socket.shed();
+    } finally {
+      this.forget(victim); // whatever the socket did, its bytes leave the count
+    }
+  }
+
+  /**
+   * The account to shed: the largest of the stalled ones, else (unless `stalledOnly`) the
+   * largest; never one holding nothing.
+   */
+  #largest(stalledOnly: boolean): Account | null {
     let best: Account | null = null;
     let bestStalled = false;
     for (const account of this.#accounts) {
       if (account.bytes <= 0) continue;
       const stalled = account.socket.stalled();
+      if (stalledOnly && !stalled) continue;
       if (
         best === null || (stalled && !bestStalled) ||
         (stalled === bestStalled && account.bytes > best.bytes)

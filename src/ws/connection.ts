@@ -14,6 +14,7 @@
  * connection_init under memory pressure closes 1013 ProxyBusy, and the accountant may shed the
  * socket (1013, `CLOSE.memoryShed`).
  */
+import { DEFAULTS } from '../config/defaults.ts';
 import { CLOSE, safeCloseReason } from './close_codes.ts';
 import { type Counters, SocketTimers } from './counters.ts';
 import {
@@ -97,7 +98,7 @@ export class Connection {
     this.#browserClosed = new Promise((resolve) => this.#browserGone = resolve);
     this.#account = ctx.deps.memory?.open({
       shed: () => this.#finish(CLOSE.memoryShed),
-      stalled: () => this.#down?.paused ?? false,
+      stalled: () => this.#stalled(),
     }) ?? null;
     counters.sockets++;
     counters.preAuth++;
@@ -145,6 +146,12 @@ export class Connection {
     });
     b.onPong(() => beat.alive());
     beat.start();
+  }
+
+  /** Whether the browser has not read for `memoryStalledMs` (the upstream leg paused as long). */
+  #stalled(): boolean {
+    const since = this.#down?.pausedAt ?? -1;
+    return since >= 0 && this.#ctx.now() - since >= DEFAULTS.memoryStalledMs;
   }
 
   /** Tells the memory accountant what the socket holds now. */

@@ -81,6 +81,11 @@ export class FlowDirection {
     return this.#pausedAt >= 0;
   }
 
+  /** When the source was paused (ms, the context's clock), or -1 while it is not. */
+  get pausedAt(): number {
+    return this.#pausedAt;
+  }
+
   /** A frame was written to the sink: checks its unsent bytes against the marks. */
   written(): void {
     if (this.#over) return;
