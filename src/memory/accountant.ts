@@ -16,11 +16,11 @@
  *   (upgrade 503 with retry-after, connection_init 1013 ProxyBusy) and relayed sockets pause
  *   their upstream leg past `memoryPressureHighWaterBytes` unsent instead of the usual mark;
  * - `over`, the count past the budget: new requests are refused 503 ProxyBusy (retry-after),
- *   and the sockets holding the most are closed 1013 (stalled ones first: a socket whose
- *   upstream leg has been paused `memoryStalledMs`, its browser not reading), one at a time,
- *   until the count is back under the budget;
- * - resident memory past the budget (at a reading): stalled sockets holding the most are
- *   closed 1013 until what they were counted for covers the excess (never a reading socket).
+ *   and the sockets holding the most are closed 1013 (stuck ones first: a socket holding frames
+ *   that wait, or whose upstream leg has been paused `memoryStalledMs`, its browser not
+ *   reading), one at a time, until the count is back under the budget;
+ * - resident memory past the budget (at a reading): stuck sockets holding the most are closed
+ *   1013 until what they were counted for covers the excess (never one that is moving).
  * A reading past the pressure threshold first runs a full garbage collection where the runtime
  * offers one (at most every `memoryCollectEveryMs`; the "shrink the heap" action) and reads
  * again, so garbage the collector has not reached yet does not count as held.
@@ -57,7 +57,10 @@ export interface SocketAccount {
 export interface Sheddable {
   /** Closes the socket 1013 (its account is closed with it). */
   shed(): void;
-  /** Whether its browser has not read for `memoryStalledMs` (its upstream leg paused as long). */
+  /**
+   * Whether it is stuck: it holds frames waiting (before its upstream is ready, behind a pending
+   * check), or its browser has not read for `memoryStalledMs` (its upstream leg paused as long).
+   */
   stalled(): boolean;
 }
 
@@ -240,7 +243,7 @@ export class MemoryAccountant {
     this.#collectedAt = now;
     this.#act('collect');
     this.#collect();
-    return this.#readResident!();
+    return this.#readResident?.() ?? null;
   }
 
   #act(action: keyof MemoryActions): void {
@@ -265,12 +268,14 @@ export class MemoryAccountant {
     try {
       while (this.held > this.budget) {
         const victim = this.#largest(false);
-        if (!victim) return;
+        if (!victim) break;
         this.#shedOne(victim);
       }
     } finally {
       this.#shedding = false;
     }
+    // what the shed sockets held is garbage now: collect it (at most every memoryCollectEveryMs)
+    this.#collected(this.#now());
   }
 
   /** Closes stalled sockets holding the most until they were counted for `excess` bytes. */
@@ -281,7 +286,7 @@ export class MemoryAccountant {
       let covered = 0;
       while (covered < excess) {
         const victim = this.#largest(true);
-        if (!victim) return;
+        if (!victim) break;
         covered += victim.bytes;
         this.#shedOne(victim);
       }

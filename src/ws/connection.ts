@@ -38,6 +38,12 @@ import { type CloseSpec, UpstreamLeg } from './upstream_leg.ts';
  */
 const IN_HAND_COPIES = 3;
 
+/**
+ * A held browser frame counts three times its size: its parsed form, and the bytes and the text
+ * it arrived as, which stay in the heap until the collector reaches them.
+ */
+const HELD_COPIES = 3;
+
 /** The relay-wide things every connection shares. */
 export interface ConnectionContext {
   deps: RelayDeps;
@@ -148,15 +154,21 @@ export class Connection {
     beat.start();
   }
 
-  /** Whether the browser has not read for `memoryStalledMs` (the upstream leg paused as long). */
+  /**
+   * Whether the socket is stuck, for the memory accountant: it holds browser frames (before the
+   * upstream is ready or behind a pending check), or its browser has not read for
+   * `memoryStalledMs` (the upstream leg paused as long).
+   */
   #stalled(): boolean {
+    if (this.#queue.length > 0) return true;
     const since = this.#down?.pausedAt ?? -1;
     return since >= 0 && this.#ctx.now() - since >= DEFAULTS.memoryStalledMs;
   }
 
   /** Tells the memory accountant what the socket holds now. */
   #held(): void {
-    this.#account?.set(this.#unsentDown + this.#unsentUp + this.#queue.bytes + this.#inHand);
+    const held = this.#queue.bytes * HELD_COPIES;
+    this.#account?.set(this.#unsentDown + this.#unsentUp + held + this.#inHand);
   }
 
   /** Sends one frame to the browser, then lets flow control read its unsent bytes. */

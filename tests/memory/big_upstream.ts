@@ -4,7 +4,8 @@
  * frame's shape, so tests/relay/subscriber.ts counts their sequence numbers) while its own unsent
  * bytes are under one frame; a subscription named `Paced` gets one frame every `pacedMs`
  * instead (a reading subscriber). Every HTTP request is answered with the bench's fixed answer
- * (it satisfies the gateway's bot fence for bot1) after `httpDelayMs`; uploads are read slowly
+ * (it satisfies the gateway's bot fence for bot1), after `httpDelayMs` when its URL matches
+ * `slowUrl` (e.g. the fence's lookup, so a subscribe naming a bot waits on it); uploads are read slowly
  * (`uploadReadDelayMs` between chunks). `ackDelayMs` holds each socket's connection_ack back.
  * It records what it sent, so a test sees backpressure and what reached it.
  */
@@ -17,6 +18,7 @@ export interface BigUpstreamOptions {
   pacedMs?: number;
   ackDelayMs?: number;
   httpDelayMs?: number;
+  slowUrl?: RegExp;
   uploadReadDelayMs?: number;
 }
 
@@ -32,8 +34,9 @@ export interface BigUpstream {
   streams: BigStream[];
   /** Subscribe frames received (none may arrive for a refused socket). */
   subscribes: number;
-  /** HTTP requests received, and upload bytes read. */
+  /** HTTP requests received, those whose URL matched `slowUrl`, and upload bytes read. */
   requests: number;
+  slowRequests: number;
   uploadBytes: number;
   /** Upgrades received. */
   sockets: number;
@@ -61,6 +64,7 @@ export function startBigUpstream(options: BigUpstreamOptions): Promise<BigUpstre
     streams: [],
     subscribes: 0,
     requests: 0,
+    slowRequests: 0,
     uploadBytes: 0,
     sockets: 0,
   };
@@ -118,13 +122,16 @@ export function startBigUpstream(options: BigUpstreamOptions): Promise<BigUpstre
         return response;
       }
       state.requests++;
-      if (request.body) {
+      if (options.slowUrl?.test(request.url)) state.slowRequests++;
+      if (request.body && new URL(request.url).pathname.startsWith('/api/')) {
         for await (const chunk of request.body) {
           state.uploadBytes += chunk.byteLength;
           if (options.uploadReadDelayMs) await sleep(options.uploadReadDelayMs);
         }
+      } else await request.arrayBuffer();
+      if (options.httpDelayMs && options.slowUrl?.test(request.url)) {
+        await sleep(options.httpDelayMs);
       }
-      if (options.httpDelayMs) await sleep(options.httpDelayMs);
       return new Response(answer, { headers: { 'content-type': 'application/json' } });
     });
   });
