@@ -34,8 +34,8 @@ export interface Core {
   /** The metrics registry; null when metrics are off (issue 15, README "Metrics"). */
   readonly metrics: Metrics | null;
   readonly gate: Gate;
-  /** The process's memory accountant (docs/operations.md "Memory"). */
-  readonly memory: MemoryAccountant;
+  /** The process's memory accountant (docs/operations.md "Memory"); null with the budget off. */
+  readonly memory: MemoryAccountant | null;
   readonly graphqlInFlight: InFlight;
   readonly restInFlight: InFlight;
   readonly botFence: BotFence;

@@ -135,10 +135,12 @@ function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
     logger,
     tracing: createTracing(config.otlpEndpoint),
     metrics,
-    memory: new MemoryAccountant(config.memoryBudget.bytes, residentReader(), {
-      collect: () => garbageCollector()?.(),
-      onAction: metrics ? (action) => metrics.memoryAction(action) : undefined,
-    }),
+    memory: config.memoryBudget.bytes === null
+      ? null
+      : new MemoryAccountant(config.memoryBudget.bytes, residentReader(), {
+        collect: () => garbageCollector()?.(),
+        onAction: metrics ? (action) => metrics.memoryAction(action) : undefined,
+      }),
     gate,
     graphqlInFlight: createInFlight(config.graphqlMaxConcurrent),
     restInFlight: createInFlight(config.restMaxConcurrent),
@@ -194,7 +196,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       resourceBindings: core.resourceFence.size,
       tenantsTracked: core.tenants.size,
       sharedLimitsFallback: tenants.fallback ? 1 : 0,
-      ...memoryGauges(core.memory),
+      ...(core.memory ? memoryGauges(core.memory) : {}),
     };
   };
   const route = (
@@ -212,7 +214,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
     }
     // past the memory budget, new requests are refused (docs/operations.md "Memory"); the GraphQL
     // route asks at its step 5, the panel and the metrics always answer
-    if (core.memory.refuseRequest()) {
+    if (core.memory?.refuseRequest()) {
       const refused = memoryBusy();
       return refusalAnswer({ ...refused, headers: { ...refused.headers, ...cors } });
     }
@@ -278,7 +280,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       const path = new URL(request.url).pathname;
       if (path === config.healthPath) return healthResponse(request.method, healthy);
       if (!claims(path)) return null;
-      trackRequest(request, core.memory);
+      if (core.memory) trackRequest(request, core.memory);
       try {
         const result = await observed(
           path,
@@ -286,18 +288,18 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
         );
         return isPlainAnswer(result) ? toResponse(result) : result;
       } finally {
-        releaseRequest(request);
+        if (core.memory) releaseRequest(request);
       }
     },
     async handleGraphql(request) {
-      trackRequest(request, core.memory);
+      if (core.memory) trackRequest(request, core.memory);
       try {
         return await observed(
           config.httpPath,
           () => checked(request, config.httpPath, (cors) => handleGraphql(core, request, cors)),
         );
       } finally {
-        releaseRequest(request);
+        if (core.memory) releaseRequest(request);
       }
     },
     upgrade(request) {
@@ -329,15 +331,15 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       resourceBindings: core.resourceFence.size,
       relay: relay.stats(),
       memory: {
-        held: core.memory.held,
-        level: core.memory.level,
-        sockets: core.memory.sockets,
-        actions: { ...core.memory.actions },
+        held: core.memory?.held ?? 0,
+        level: core.memory?.level ?? 'off',
+        sockets: core.memory?.sockets ?? 0,
+        actions: { ...core.memory?.actions },
       },
     }),
     close: async () => {
       await relay.closeAll();
-      core.memory.stop();
+      core.memory?.stop();
       await core.resourceStore?.close();
       await core.tenants.close?.();
       await core.tracing?.shutdown();

@@ -70,7 +70,7 @@ export const concurrency: Step<S> = {
   step: 5,
   check: 'fewer than graphqlMaxConcurrent in flight',
   run(s) {
-    if (s.core.memory.refuseRequest()) return memoryBusy();
+    if (s.core.memory?.refuseRequest()) return memoryBusy();
     const release = s.core.graphqlInFlight.tryAcquire();
     if (!release) return busy('GraphQL requests');
     s.releases.push(release);

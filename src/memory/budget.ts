@@ -6,6 +6,7 @@
  * (`memoryBudgetCgroupShare`) of the container's memory limit where one is set (cgroup v2
  * `memory.max`, else v1 `memory/memory.limit_in_bytes`, under `/sys/fs/cgroup`); otherwise the
  * fixed `memoryBudgetBytes` of the defaults table. The cgroup files are read once, at startup.
+ * `off` turns the accountant off (the benchmark's baseline).
  */
 import { readFileSync } from 'node:fs';
 import { DEFAULTS } from '../config/defaults.ts';
@@ -14,8 +15,11 @@ import type { NumberLike } from '../config/options.ts';
 
 /** The resolved budget. */
 export interface MemoryBudget {
-  /** Bytes the gateway may hold (see src/memory/accountant.ts for what is counted). */
-  bytes: number;
+  /**
+   * Bytes the gateway may hold (see src/memory/accountant.ts for what is counted); null when
+   * MEMORY_BUDGET_BYTES=off (nothing counted, refused or shed: for measuring the cost).
+   */
+  bytes: number | null;
   /** Where the number came from, as the startup line prints it. */
   source: string;
 }
@@ -63,6 +67,9 @@ export function resolveMemoryBudget(
   given: NumberLike | undefined,
   seam: CgroupSeam = {},
 ): MemoryBudget {
+  if (typeof given === 'string' && given.trim().toLowerCase() === 'off') {
+    return { bytes: null, source: 'off' };
+  }
   const explicit = ceiling(given, 0);
   if (explicit > 0) return { bytes: Math.floor(explicit), source: 'MEMORY_BUDGET_BYTES' };
   const limit = readCgroupLimit(seam);

@@ -189,8 +189,14 @@ Deno.test('the budget: MEMORY_BUDGET_BYTES, else half the cgroup v2 or v1 limit,
   }
 });
 
-Deno.test('the startup line prints the budget and where it came from', () => {
+Deno.test('the startup line prints the budget and where it came from; off turns it off', () => {
+  const facts = { allowlistSize: null, registrySize: null };
   const config = resolveConfig({}, { MEMORY_BUDGET_BYTES: '268435456' });
-  const line = configurationLine(config, { allowlistSize: null, registrySize: null });
-  assert.match(line, /memory budget 268435456 bytes \(MEMORY_BUDGET_BYTES\)/);
+  assert.match(
+    configurationLine(config, facts),
+    /memory budget 268435456 bytes \(MEMORY_BUDGET_BYTES\)/,
+  );
+  const off = resolveConfig({}, { MEMORY_BUDGET_BYTES: 'off' });
+  assert.equal(off.memoryBudget.bytes, null);
+  assert.match(configurationLine(off, facts), /memory budget OFF/);
 });
