@@ -37,6 +37,8 @@ import { type CloseSpec, UpstreamLeg } from './upstream_leg.ts';
  * parsed form and its re-serialised text (frames.ts).
  */
 const IN_HAND_COPIES = 3;
+/** Frames under this many bytes are not counted in hand: their copies are small next to a budget. */
+const IN_HAND_MIN_BYTES = 64 * 1024;
 
 /**
  * A held browser frame counts three times its size: its parsed form, and the bytes and the text
@@ -103,7 +105,10 @@ export class Connection {
     this.#acceptedAt = ctx.now();
     this.#browserClosed = new Promise((resolve) => this.#browserGone = resolve);
     this.#account = ctx.deps.memory?.open({
-      shed: () => this.#finish(CLOSE.memoryShed),
+      shed: () => {
+        ctx.log('ws relay: over the memory budget; the socket holding the most closed');
+        this.#finish(CLOSE.memoryShed);
+      },
       stalled: () => this.#stalled(),
     }) ?? null;
     counters.sockets++;
@@ -171,6 +176,20 @@ export class Connection {
     this.#account?.set(this.#unsentDown + this.#unsentUp + held + this.#inHand);
   }
 
+  /** Flow control read the browser leg's unsent bytes. */
+  #measuredDown(bytes: number): void {
+    if (bytes === this.#unsentDown) return;
+    this.#unsentDown = bytes;
+    this.#held();
+  }
+
+  /** Flow control read the upstream leg's unsent bytes. */
+  #measuredUp(bytes: number): void {
+    if (bytes === this.#unsentUp) return;
+    this.#unsentUp = bytes;
+    this.#held();
+  }
+
   /** Sends one frame to the browser, then lets flow control read its unsent bytes. */
   #sendBrowser(text: string): void {
     this.#browser.send(text);
@@ -203,7 +222,7 @@ export class Connection {
       ...base,
       pollTimer: 'upstreamFlow',
       stalled: stalled('browser'),
-      measured: memory ? (bytes) => (this.#unsentDown = bytes, this.#held()) : undefined,
+      measured: memory ? (bytes) => this.#measuredDown(bytes) : undefined,
     });
     const browser = this.#browser;
     this.#up = new FlowDirection(
@@ -222,7 +241,7 @@ export class Connection {
         ...base,
         pollTimer: 'browserFlow',
         stalled: stalled('upstream'),
-        measured: memory ? (bytes) => (this.#unsentUp = bytes, this.#held()) : undefined,
+        measured: memory ? (bytes) => this.#measuredUp(bytes) : undefined,
       },
     );
   }
@@ -345,6 +364,7 @@ export class Connection {
         ...socket,
         onMessage: (cb) =>
           socket.onMessage((text, bytes) => {
+            if (bytes < IN_HAND_MIN_BYTES) return cb(text, bytes);
             this.#inHand = bytes * IN_HAND_COPIES;
             this.#held();
             try {
