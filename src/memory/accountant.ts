@@ -23,7 +23,8 @@
  *   1013 until what they were counted for covers the excess (never one that is moving).
  * A reading past the pressure threshold first runs a full garbage collection where the runtime
  * offers one (at most every `memoryCollectEveryMs`; the "shrink the heap" action) and reads
- * again, so garbage the collector has not reached yet does not count as held.
+ * again, so garbage the collector has not reached yet does not count as held; so do shedding
+ * and the last socket's end (what they left behind is given back).
  */
 import { clearInterval, setInterval } from 'node:timers';
 import { DEFAULTS } from '../config/defaults.ts';
@@ -177,9 +178,13 @@ export class MemoryAccountant {
     if (bytes > 0) this.add(-bytes);
   }
 
-  /** True (and counted) when a new socket must be refused: past the pressure threshold. */
+  /**
+   * True (and counted) when a new socket must be refused: past the pressure threshold. Resident
+   * memory is read afresh for each (a few microseconds, small next to an upgrade): sockets that
+   * arrive in a burst would otherwise all be admitted within one reading.
+   */
   refuseSocket(): boolean {
-    this.sample();
+    this.sample(true);
     if (!this.pressed) return false;
     this.#act('refused_socket');
     return true;
@@ -193,10 +198,10 @@ export class MemoryAccountant {
     return true;
   }
 
-  /** Reads resident memory now if its last reading is `memoryRssSampleMs` old, then the level. */
-  sample(): void {
+  /** Reads resident memory now if its last reading is `memoryRssSampleMs` old (or `now`), then the level. */
+  sample(fresh = false): void {
     const now = this.#now();
-    if (this.#readResident === null || now - this.#sampledAt < this.#sampleMs) return;
+    if (this.#readResident === null || (!fresh && now - this.#sampledAt < this.#sampleMs)) return;
     this.#sampledAt = now;
     let rss: number;
     try {
@@ -229,10 +234,21 @@ export class MemoryAccountant {
     if (this.#accounts.size === 0 && this.#timer !== null) {
       clearInterval(this.#timer);
       this.#timer = null;
+      // the last socket is gone: a collection (where offered) and a fresh reading, so what the
+      // sockets left behind is given back while the process is quiet
+      queueMicrotask(() => this.#settle());
     }
     const bytes = account.bytes;
     account.bytes = 0;
     if (bytes !== 0) this.add(-bytes);
+  }
+
+  /** Once the last socket is gone: a collection (where offered), then a fresh reading. */
+  #settle(): void {
+    if (this.#accounts.size > 0 || this.residentGrowth === 0) return;
+    this.#collectedAt = -Infinity;
+    this.#collected(this.#now());
+    this.sample(true);
   }
 
   /** Runs the collector (at most every `memoryCollectEveryMs`) and reads again; else null. */

@@ -40,6 +40,8 @@ export interface BigUpstream {
   uploadBytes: number;
   /** Upgrades received. */
   sockets: number;
+  /** Every stream stops sending (what is on its way still arrives). */
+  quiet(): void;
   close(): Promise<void>;
 }
 
@@ -60,7 +62,7 @@ export function startBigUpstream(options: BigUpstreamOptions): Promise<BigUpstre
   const frame = (id: string, seq: number) => `{"id":"${id}${middle}${seq}${tail}`;
   const answer = fixedAnswer();
   const ac = new AbortController();
-  const state: Omit<BigUpstream, 'url' | 'close'> = {
+  const state: Omit<BigUpstream, 'url' | 'close' | 'quiet'> = {
     streams: [],
     subscribes: 0,
     requests: 0,
@@ -107,6 +109,9 @@ export function startBigUpstream(options: BigUpstreamOptions): Promise<BigUpstre
       onListen: ({ port }) =>
         resolve(Object.assign(state, {
           url: `http://127.0.0.1:${port}`,
+          quiet() {
+            for (const s of state.streams) s.ended = true;
+          },
           async close() {
             for (const s of state.streams) s.ended = true;
             ac.abort();
