@@ -15,6 +15,7 @@ import type { Metrics } from './observability/metrics.ts';
 import type { PostText } from './upstream/outbound.ts';
 import type { Revocations } from './admission/revocations.ts';
 import type { UpstreamFactory } from './ws/mod.ts';
+import type { MemoryAccountant } from './memory/accountant.ts';
 
 /** Everything shared by the routes of one proxy instance. */
 export interface Core {
@@ -33,6 +34,8 @@ export interface Core {
   /** The metrics registry; null when metrics are off (docs/operations.md "Metrics"). */
   readonly metrics: Metrics | null;
   readonly gate: Gate;
+  /** The process's memory accountant (docs/operations.md "Memory"); null with the budget off. */
+  readonly memory: MemoryAccountant | null;
   readonly graphqlInFlight: InFlight;
   readonly restInFlight: InFlight;
   readonly botFence: BotFence;

@@ -36,6 +36,10 @@ import { metricsResponse } from './observability/metrics_route.ts';
 import { eventLoopLagMs, processLines } from './observability/process_metrics.ts';
 import { routeOf } from './observability/route_names.ts';
 import { openWsUpstream, type RelaySocket, type RelayStats } from './ws/mod.ts';
+import { MemoryAccountant } from './memory/accountant.ts';
+import { garbageCollector, residentReader } from './memory/resident.ts';
+import { releaseRequest, trackRequest } from './memory/requests.ts';
+import { memoryBusy } from './admission/in_flight.ts';
 
 /** What a host knows about the connection. */
 export interface ConnInfo {
@@ -85,9 +89,22 @@ export interface SvcProxy {
     restInFlight: number;
     resourceBindings: number;
     relay: RelayStats;
+    /** The memory accountant: bytes counted now, its level and what it did. */
+    memory: { held: number; level: string; sockets: number; actions: Record<string, number> };
   };
   /** Stops timers and closes sockets. */
   close(): Promise<void>;
+}
+
+/** The memory accountant's gauges for the metrics (read at scrape time). */
+function memoryGauges(memory: MemoryAccountant) {
+  memory.sample();
+  return {
+    memoryBudgetBytes: memory.budget,
+    memoryHeldBytes: memory.held,
+    memoryResidentGrowthBytes: memory.residentGrowth,
+    memoryLevel: memory.level === 'over' ? 2 : memory.level === 'pressure' ? 1 : 0,
+  };
 }
 
 /** What a route answers with. */
@@ -125,6 +142,12 @@ function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
     logger,
     tracing: createTracing(config.otlpEndpoint),
     metrics,
+    memory: config.memoryBudget.bytes === null
+      ? null
+      : new MemoryAccountant(config.memoryBudget.bytes, residentReader(), {
+        collect: () => garbageCollector()?.(),
+        onAction: metrics ? (action) => metrics.memoryAction(action) : undefined,
+      }),
     gate,
     graphqlInFlight: createInFlight(config.graphqlMaxConcurrent),
     restInFlight: createInFlight(config.restMaxConcurrent),
@@ -181,6 +204,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       tenantsTracked: core.tenants.size,
       sharedLimitsFallback: tenants.fallback ? 1 : 0,
       relayMaxSockets: config.wsMaxSockets,
+      ...(core.memory ? memoryGauges(core.memory) : {}),
     };
   };
   const ownText = async (): Promise<string | null> => {
@@ -204,6 +228,12 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
     }
     if (admin && under(path, config.adminPath)) {
       return admin(request, path.slice(config.adminPath.length), conn);
+    }
+    // past the memory budget, new requests are refused (docs/operations.md "Memory"); the GraphQL
+    // route asks at its step 5, the panel and the metrics always answer
+    if (core.memory?.refuseRequest()) {
+      const refused = memoryBusy();
+      return refusalAnswer({ ...refused, headers: { ...refused.headers, ...cors } });
     }
     if (auth && under(path, config.authPath)) {
       return auth(request, path.slice(config.authPath.length), cors);
@@ -267,17 +297,28 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       const path = new URL(request.url).pathname;
       if (path === config.healthPath) return healthResponse(request.method, healthy);
       if (!claims(path)) return null;
-      const result = await observed(
-        path,
-        () => checked(request, path, (cors) => route(request, path, cors, conn)),
-      );
-      return isPlainAnswer(result) ? toResponse(result) : result;
+      if (core.memory) trackRequest(request, core.memory);
+      try {
+        const result = await observed(
+          path,
+          () => checked(request, path, (cors) => route(request, path, cors, conn)),
+        );
+        return isPlainAnswer(result) ? toResponse(result) : result;
+      } finally {
+        if (core.memory) releaseRequest(request);
+      }
     },
-    handleGraphql: (request) =>
-      observed(
-        config.httpPath,
-        () => checked(request, config.httpPath, (cors) => handleGraphql(core, request, cors)),
-      ),
+    async handleGraphql(request) {
+      if (core.memory) trackRequest(request, core.memory);
+      try {
+        return await observed(
+          config.httpPath,
+          () => checked(request, config.httpPath, (cors) => handleGraphql(core, request, cors)),
+        );
+      } finally {
+        if (core.memory) releaseRequest(request);
+      }
+    },
     upgrade(request) {
       const path = new URL(request.url).pathname;
       if (path !== config.wsPath) return { kind: 'unclaimed' };
@@ -291,7 +332,13 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
         return { kind: 'refuse', response: plainResponse(403, 'Forbidden') };
       }
       const full = relay.admitUpgrade();
-      if (full) return { kind: 'refuse', response: plainResponse(503, 'Service Unavailable') };
+      if (full) {
+        const response = plainResponse(503, 'Service Unavailable');
+        if (full.retryAfterSeconds) {
+          response.headers.set('retry-after', String(full.retryAfterSeconds));
+        }
+        return { kind: 'refuse', response };
+      }
       return { kind: 'accept', protocol: 'graphql-transport-ws' };
     },
     acceptSocket: (socket) => relay.accept(socket),
@@ -301,9 +348,16 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       restInFlight: core.restInFlight.count,
       resourceBindings: core.resourceFence.size,
       relay: relay.stats(),
+      memory: {
+        held: core.memory?.held ?? 0,
+        level: core.memory?.level ?? 'off',
+        sockets: core.memory?.sockets ?? 0,
+        actions: { ...core.memory?.actions },
+      },
     }),
     close: async () => {
       await relay.closeAll();
+      core.memory?.stop();
       await core.resourceStore?.close();
       await core.tenants.close?.();
       await core.tracing?.shutdown();

@@ -34,6 +34,16 @@ export function createInFlight(limit: number): InFlight {
   };
 }
 
+/**
+ * 503 ProxyBusy with retry-after: 5, for a request that arrives while the process is past its
+ * memory budget (docs/operations.md "Memory"; the spec's busy answer for a new cause).
+ */
+export function memoryBusy(): Refusal {
+  return refusal('ProxyBusy', 'The gateway is short of memory; try again shortly', {
+    'retry-after': String(DEFAULTS.busyRetryAfterSeconds),
+  });
+}
+
 /** 503 ProxyBusy with retry-after: 5. */
 export function busy(what: string): Refusal {
   return refusal('ProxyBusy', `Too many ${what} in flight; try again shortly`, {

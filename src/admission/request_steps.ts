@@ -8,7 +8,7 @@ import { readCappedText } from '../http/body.ts';
 import type { Step } from './chain.ts';
 import { checkBatchSize, checkNoExtensions, parseBody, parsePayload } from './entries.ts';
 import type { GraphqlState as S } from './graphql_state.ts';
-import { busy } from './in_flight.ts';
+import { busy, memoryBusy } from './in_flight.ts';
 import { tenantBusy } from './tenants.ts';
 
 /** Step 1: 415 UnsupportedMediaType unless application/json (absent is refused). */
@@ -62,11 +62,15 @@ export const tenantBudget: Step<S> = {
   },
 };
 
-/** Step 5: counted from admission to the upstream answer (the route runs the release). */
+/**
+ * Step 5: counted from admission to the upstream answer (the route runs the release). A process
+ * past its memory budget answers the same 503 ProxyBusy (docs/operations.md "Memory").
+ */
 export const concurrency: Step<S> = {
   step: 5,
   check: 'fewer than graphqlMaxConcurrent in flight',
   run(s) {
+    if (s.core.memory?.refuseRequest()) return memoryBusy();
     const release = s.core.graphqlInFlight.tryAcquire();
     if (!release) return busy('GraphQL requests');
     s.releases.push(release);

@@ -180,6 +180,31 @@ export const DEFAULTS = {
   wsFlowFirstPollMs: 1,
   wsFlowPollMs: 20,
 
+  // Process memory budget (issue 29; not spec numbers): docs/operations.md "Memory"
+  /**
+   * MEMORY_BUDGET_BYTES unset: this share of the container's memory limit (cgroup v2
+   * memory.max, v1 memory.limit_in_bytes) where one is set ...
+   */
+  memoryBudgetCgroupShare: 0.5,
+  /** ... else this many bytes. */
+  memoryBudgetBytes: 512 * 1024 * 1024,
+  /**
+   * The first threshold ("pressure"), a share of the budget: past it new sockets and requests
+   * are refused (503 ProxyBusy, 1013 ProxyBusy) and relayed sockets pause at the lower mark.
+   */
+  memoryPressureShare: 0.75,
+  /** Under pressure a relayed socket's upstream leg pauses past this many unsent bytes. */
+  memoryPressureHighWaterBytes: 64 * 1024,
+  /** Resident memory (the second signal) is read this often (ms) while sockets are open. */
+  memoryRssSampleMs: 1_000,
+  /**
+   * Past the pressure threshold by resident memory, a full garbage collection runs before the
+   * reading is judged, at most this often (ms): what is left is what the process holds.
+   */
+  memoryCollectEveryMs: 2_000,
+  /** A socket whose upstream leg has been paused this long (ms) has a browser that is not reading. */
+  memoryStalledMs: 1_000,
+
   // Resource fence
   resourceBindings: 50_000,
   resourceBindingTtlMs: 24 * 60 * 60_000,

@@ -80,6 +80,11 @@ export interface SvcProxyOptions {
    * "Upstream", UPSTREAM_ANSWER_MAX_BYTES).
    */
   upstreamAnswerMaxBytes?: NumberLike;
+  /**
+   * The process's memory budget in bytes (not a spec option; MEMORY_BUDGET_BYTES): default a
+   * share of the container's limit, else a fixed default (docs/operations.md "Memory").
+   */
+  memoryBudgetBytes?: NumberLike;
   wsMaxSockets?: NumberLike;
   wsPreAuthSockets?: NumberLike;
   /**

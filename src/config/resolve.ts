@@ -16,6 +16,7 @@ import {
   text,
 } from './parse.ts';
 import type { AuthConfig, ConfigProblem, ResolvedConfig, ResourceFenceMode } from './resolved.ts';
+import { resolveMemoryBudget } from '../memory/budget.ts';
 
 /** The master token: option token, else env[tokenEnv]; whitespace anywhere means missing (SPEC "Authentication" 1). */
 export function resolveToken(options: SvcProxyOptions, env: Env, tokenEnv: string): string | null {
@@ -173,6 +174,7 @@ export function resolveConfig(options: SvcProxyOptions = {}, env: Env = {}): Res
     },
     auth,
     ...ceilings(options, env),
+    memoryBudget: resolveMemoryBudget(options.memoryBudgetBytes ?? env.MEMORY_BUDGET_BYTES),
     allowedOrigins,
     anyOrigin,
     allowedHosts: resolveHosts(options, env, allowedOrigins, publicUrl, loopbackOnly),

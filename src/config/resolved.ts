@@ -3,6 +3,8 @@
  * resolved once at startup and frozen. SPEC "Configuration states" and "Options".
  */
 
+import type { MemoryBudget } from '../memory/budget.ts';
+
 /** Session gate state (SPEC "Configuration states"). */
 export type GateState = 'on' | 'off' | 'misconfigured';
 
@@ -70,6 +72,8 @@ export interface ResolvedConfig {
    * UPSTREAM_ANSWER_MAX_BYTES).
    */
   upstreamAnswerMaxBytes: number;
+  /** The process's memory budget and where it came from (docs/operations.md "Memory"). */
+  memoryBudget: MemoryBudget;
   wsMaxSockets: number;
   wsPreAuthSockets: number;
   /**

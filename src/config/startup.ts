@@ -50,6 +50,9 @@ export function configurationLine(c: ResolvedConfig, facts: StartupFacts): strin
     `admin panel ${c.admin.state}`,
     `upstream ${c.upstream}`,
     `outbound proxy ${c.outboundProxy ?? 'none'}`,
+    c.memoryBudget.bytes === null
+      ? 'memory budget OFF'
+      : `memory budget ${c.memoryBudget.bytes} bytes (${c.memoryBudget.source})`,
   ];
   if (c.anyOrigin) parts.push("WARNING: allowed origins contain '*'");
   return `svc-gateway: ${parts.join('; ')}`;

@@ -3,6 +3,7 @@
  */
 import { type Refusal, refusal } from './error_codes.ts';
 import { prereadBody } from './preread.ts';
+import { chargeRequest } from '../memory/requests.ts';
 import type { SvcRequest } from './request.ts';
 
 /** Headers every oversize refusal carries: the caller is told the connection ends. */
@@ -28,7 +29,8 @@ export function declaredLength(request: SvcRequest): number | null {
  * Reads the whole body, at most `limit` bytes: the bytes (empty when there is no body), or
  * null when it is over `limit` (a declared content-length over it refuses before reading; past
  * it while reading, the rest is dropped and the stream cancelled). Sees a body a host read
- * ahead (src/http/preread.ts).
+ * ahead (src/http/preread.ts). The bytes are charged to the request's memory account
+ * (src/memory/requests.ts) until it is answered.
  */
 export async function readCappedBytes(
   request: SvcRequest,
@@ -41,10 +43,14 @@ export async function readCappedBytes(
   }
   const preread = prereadBody(request);
   if (preread !== undefined) {
-    return preread.byteLength > limit ? null : preread as Uint8Array<ArrayBuffer>;
+    if (preread.byteLength > limit) return null;
+    chargeRequest(request, preread.byteLength);
+    return preread as Uint8Array<ArrayBuffer>;
   }
   if (!request.body) return new Uint8Array(0);
-  return await readStreamCapped(request.body, limit);
+  const bytes = await readStreamCapped(request.body, limit);
+  if (bytes) chargeRequest(request, bytes.byteLength);
+  return bytes;
 }
 
 /**
@@ -97,16 +103,21 @@ export async function readCappedText(
 /**
  * A pass-through stream that errors once more than `limit` bytes went
  * through it; `exceeded()` tells afterwards whether that is why it failed.
- * Used to stream uploads to the upstream under the 25 MiB ceiling.
+ * Used to stream uploads to the upstream under the 25 MiB ceiling. `held` is told the size of
+ * the chunk passing through (what the pipe holds, src/memory/requests.ts) as it changes.
  */
 export function cappedStream(
   body: ReadableStream<Uint8Array>,
   limit: number,
+  held?: (delta: number) => void,
 ): { stream: ReadableStream<Uint8Array>; exceeded: () => boolean } {
   let total = 0;
   let over = false;
+  let passing = 0;
   const counter = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
+      held?.(chunk.byteLength - passing);
+      passing = chunk.byteLength;
       total += chunk.byteLength;
       if (total > limit) {
         over = true;

@@ -19,6 +19,10 @@
  *   (docs/operations.md "Limits across processes").
  * - `svc_relay_stall_closes_total{leg,cause}`: sockets closed 1013 by flow control
  *   (docs/operations.md "Slow and vanished peers on the relay").
+ * - `svc_memory_actions_total{action}`: what the memory accountant did (docs/operations.md
+ *   "Memory"): pressure (went past the pressure threshold), refused_socket, refused_request,
+ *   shed_socket; the gauges `svc_memory_budget_bytes`, `svc_memory_held_bytes`,
+ *   `svc_memory_resident_growth_bytes` and `svc_memory_level` (0 normal, 1 pressure, 2 over).
  * - gauges read at scrape time: in-flight GraphQL and REST calls and their ceilings, relay
  *   sockets (and their ceiling), subscriptions and paused directions, resource-fence bindings
  *   held, tenant buckets tracked.
@@ -52,6 +56,12 @@ export interface MetricGauges {
   sharedLimitsFallback?: number;
   /** The relay's socket ceiling (WS_MAX_SOCKETS); the series is left out when absent. */
   relayMaxSockets?: number;
+  /** The memory accountant (docs/operations.md "Memory"): budget, bytes counted, RSS growth. */
+  memoryBudgetBytes?: number;
+  memoryHeldBytes?: number;
+  memoryResidentGrowthBytes?: number;
+  /** 0 normal, 1 past the pressure threshold, 2 past the budget. */
+  memoryLevel?: number;
 }
 
 /** The registry. */
@@ -75,6 +85,8 @@ export interface Metrics {
    * (docs/operations.md "Slow and vanished peers on the relay").
    */
   stallClose(leg: 'browser' | 'upstream', cause: 'timeout' | 'cap'): void;
+  /** One action of the memory accountant (pressure, refused_socket, refused_request, shed_socket). */
+  memoryAction(action: string): void;
   /** The exposition text, gauges read now. */
   render(gauges: MetricGauges): string;
 }
@@ -132,6 +144,7 @@ export function createMetrics(): Metrics {
   const sharedCalls = new Map<string, number>();
   let sharedFallbacks = 0;
   const stalls = new Map<string, number>();
+  const memoryActions = new Map<string, number>();
   const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   return {
     request(route, status) {
@@ -171,6 +184,9 @@ export function createMetrics(): Metrics {
     },
     stallClose(leg, cause) {
       bump(stalls, `leg="${label(leg)}",cause="${label(cause)}"`);
+    },
+    memoryAction(action) {
+      bump(memoryActions, `action="${label(action)}"`);
     },
     render(g) {
       return [
@@ -214,6 +230,27 @@ export function createMetrics(): Metrics {
           'svc_relay_stall_closes_total',
           'Relay sockets closed 1013 by flow control: the leg that did not drain, and why.',
           stalls,
+        ),
+        ...counterLines(
+          'svc_memory_actions_total',
+          'Memory budget actions: pressure entered, sockets and requests refused, sockets shed.',
+          memoryActions,
+        ),
+        ...gaugeLines('svc_memory_budget_bytes', 'The memory budget.', g.memoryBudgetBytes ?? 0),
+        ...gaugeLines(
+          'svc_memory_held_bytes',
+          'Bytes the gateway holds, as the memory accountant counts them.',
+          g.memoryHeldBytes ?? 0,
+        ),
+        ...gaugeLines(
+          'svc_memory_resident_growth_bytes',
+          'Resident memory above its first reading.',
+          g.memoryResidentGrowthBytes ?? 0,
+        ),
+        ...gaugeLines(
+          'svc_memory_level',
+          'Memory level: 0 normal, 1 past the pressure threshold, 2 past the budget.',
+          g.memoryLevel ?? 0,
         ),
         ...gaugeLines('svc_graphql_in_flight', 'GraphQL calls in flight.', g.graphqlInFlight),
         ...gaugeLines('svc_graphql_max_concurrent', 'Their ceiling.', g.graphqlMaxConcurrent),

@@ -19,6 +19,7 @@ import { applySecurityHeaders } from '../http/security_headers.ts';
 import { answerTooLarge, fetchWithDeadline } from '../upstream/outbound.ts';
 import { pipedAnswer } from '../upstream/piped_answer.ts';
 import { UPLOAD_PATHS, type UploadRoute, uploadSearch } from './rest_uploads.ts';
+import { chargeRequest } from '../memory/requests.ts';
 
 /** Handles every path under the api prefix (`rest` is the part after the prefix). */
 export async function handleRest(
@@ -62,7 +63,7 @@ async function forwardUpload(
   const type = request.headers.get('content-type');
   if (type) headers['content-type'] = type;
   const sent = requestBodyOf(request);
-  const capped = sent ? cappedStream(sent, limit) : null;
+  const capped = sent ? cappedStream(sent, limit, (d) => chargeRequest(request, d)) : null;
   const search = uploadSearch(route, new URL(request.url).searchParams);
   const url = `${core.config.upstream}/api${rest}${search}`;
   const outcome = await fetchWithDeadline(

@@ -101,6 +101,7 @@ export function createCoreRelay(
     rewriteErrors: (result) => scrubErrors(result) as ResultLike,
     frameRelayed: core.metrics ? () => core.metrics!.frame() : undefined,
     stallClosed: core.metrics ? (leg, cause) => core.metrics!.stallClose(leg, cause) : undefined,
+    memory: core.memory ?? undefined,
     traceSubscription: core.tracing
       ? () => endOnce(core.tracing!.startRoot('svc.subscription'))
       : undefined,

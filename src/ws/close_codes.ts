@@ -67,6 +67,20 @@ export const CLOSE = {
    */
   upstreamStalled: { code: 1013, reason: 'Upstream too slow to take frames', by: 'relay' },
   /**
+   * Not a spec row (docs/operations.md "Memory"): a connection_init while the process is past its
+   * memory pressure threshold. 1013 "try again later", the spec's busy word; the client retries.
+   */
+  memoryBusy: { code: 1013, reason: 'ProxyBusy', by: 'relay' },
+  /**
+   * Not a spec row (docs/operations.md "Memory"): past the process's memory budget the sockets
+   * holding the most are closed, the stall close's family (1013; the client retries).
+   */
+  memoryShed: {
+    code: 1013,
+    reason: 'Gateway short of memory: this socket held the most unsent frames',
+    by: 'relay',
+  },
+  /**
    * Not a spec row: the host is shutting the relay down (`Relay.closeAll` default). 1001 is the
    * WebSocket standard's "going away"; clients retry it.
    */

@@ -7,7 +7,14 @@
  * (no master token: 4401). Later frames are validated (4400), held in order while the upstream
  * is not ready or a subscribe check is pending, and re-serialised. The socket lives at most
  * socketLifeMs or until the session's exp (1012). Finishing clears every timer and counter.
+ *
+ * With a memory accountant (docs/operations.md "Memory"), the socket's account holds its unsent
+ * bytes both ways (as flow control last read them), its held frames and the upstream frame in
+ * hand (while it is parsed and re-serialised, counted {@link IN_HAND_COPIES} times); a
+ * connection_init under memory pressure closes 1013 ProxyBusy, and the accountant may shed the
+ * socket (1013, `CLOSE.memoryShed`).
  */
+import { DEFAULTS } from '../config/defaults.ts';
 import { CLOSE, safeCloseReason } from './close_codes.ts';
 import { type Counters, SocketTimers } from './counters.ts';
 import {
@@ -24,6 +31,20 @@ import type { RelaySocket, UpstreamFactory } from './socket.ts';
 import { type CheckOutcome, Subscriptions } from './subscriptions.ts';
 import type { AdmittedSession, RelayDeps } from './types.ts';
 import { type CloseSpec, UpstreamLeg } from './upstream_leg.ts';
+
+/**
+ * An upstream frame in hand is held about three times over while it is handled: its text, its
+ * parsed form and its re-serialised text (frames.ts).
+ */
+const IN_HAND_COPIES = 3;
+/** Frames under this many bytes are not counted in hand: their copies are small next to a budget. */
+const IN_HAND_MIN_BYTES = 64 * 1024;
+
+/**
+ * A held browser frame counts three times its size: its parsed form, and the bytes and the text
+ * it arrived as, which stay in the heap until the collector reaches them.
+ */
+const HELD_COPIES = 3;
 
 /** The relay-wide things every connection shares. */
 export interface ConnectionContext {
@@ -67,6 +88,11 @@ export class Connection {
   /** Flow control, once the upstream leg exists: upstream → browser, browser → upstream. */
   #down: FlowDirection | null = null;
   #up: FlowDirection | null = null;
+  /** The socket's memory account (null without an accountant) and what it is made of, bytes. */
+  #account: { set(bytes: number): void; close(): void } | null;
+  #unsentDown = 0;
+  #unsentUp = 0;
+  #inHand = 0;
 
   /** Takes over an upgraded browser socket; counts it and starts the init and life timers. */
   constructor(browser: RelaySocket, ctx: ConnectionContext) {
@@ -78,6 +104,13 @@ export class Connection {
     this.#subs = new Subscriptions(counters, (text) => this.#sendBrowser(text), ctx);
     this.#acceptedAt = ctx.now();
     this.#browserClosed = new Promise((resolve) => this.#browserGone = resolve);
+    this.#account = ctx.deps.memory?.open({
+      shed: () => {
+        ctx.log('ws relay: over the memory budget; the socket holding the most closed');
+        this.#finish(CLOSE.memoryShed);
+      },
+      stalled: () => this.#stalled(),
+    }) ?? null;
     counters.sockets++;
     counters.preAuth++;
     browser.onMessage((text, bytes) => this.#fromBrowser(text, bytes));
@@ -127,6 +160,37 @@ export class Connection {
     beat.start();
   }
 
+  /**
+   * Whether the socket is stuck, for the memory accountant: it holds browser frames (before the
+   * upstream is ready or behind a pending check), or its browser has not read for
+   * `memoryStalledMs` (the upstream leg paused as long).
+   */
+  #stalled(): boolean {
+    if (this.#queue.length > 0) return true;
+    const since = this.#down?.pausedAt ?? -1;
+    return since >= 0 && this.#ctx.now() - since >= DEFAULTS.memoryStalledMs;
+  }
+
+  /** Tells the memory accountant what the socket holds now. */
+  #held(): void {
+    const held = this.#queue.bytes * HELD_COPIES;
+    this.#account?.set(this.#unsentDown + this.#unsentUp + held + this.#inHand);
+  }
+
+  /** Flow control read the browser leg's unsent bytes. */
+  #measuredDown(bytes: number): void {
+    if (bytes === this.#unsentDown) return;
+    this.#unsentDown = bytes;
+    this.#held();
+  }
+
+  /** Flow control read the upstream leg's unsent bytes. */
+  #measuredUp(bytes: number): void {
+    if (bytes === this.#unsentUp) return;
+    this.#unsentUp = bytes;
+    this.#held();
+  }
+
   /** Sends one frame to the browser, then lets flow control read its unsent bytes. */
   #sendBrowser(text: string): void {
     this.#browser.send(text);
@@ -147,6 +211,7 @@ export class Connection {
    */
   #startFlow(leg: UpstreamLeg): void {
     const { limits, counters, now, deps } = this.#ctx;
+    const memory = deps.memory;
     const stalled = (side: 'browser' | 'upstream') => (cause: StallCause) => {
       this.#ctx.log(`ws relay: ${side} stalled (${cause}); socket closed`);
       try {
@@ -154,11 +219,12 @@ export class Connection {
       } catch { /* a metrics seam never stops the close */ }
       this.#finish(side === 'browser' ? CLOSE.browserStalled : CLOSE.upstreamStalled);
     };
-    const base = { limits, counters, timers: this.#timers, now };
+    const base = { limits, counters, timers: this.#timers, now, memory };
     this.#down = new FlowDirection(leg, this.#browser, {
       ...base,
       pollTimer: 'upstreamFlow',
       stalled: stalled('browser'),
+      measured: memory ? (bytes) => this.#measuredDown(bytes) : undefined,
     });
     const browser = this.#browser;
     this.#up = new FlowDirection(
@@ -173,7 +239,12 @@ export class Connection {
         },
       },
       leg,
-      { ...base, pollTimer: 'browserFlow', stalled: stalled('upstream') },
+      {
+        ...base,
+        pollTimer: 'browserFlow',
+        stalled: stalled('upstream'),
+        measured: memory ? (bytes) => this.#measuredUp(bytes) : undefined,
+      },
     );
   }
 
@@ -186,6 +257,7 @@ export class Connection {
       if (!parsed.ok || parsed.message.type !== 'connection_init') {
         return this.#finish(CLOSE.unauthorized);
       }
+      if (this.#ctx.deps.memory?.refuseSocket()) return this.#finish(CLOSE.memoryBusy);
       this.#timers.clear('init');
       this.#state = 'admitting';
       void this.#admit(parsed.message.payload);
@@ -201,6 +273,7 @@ export class Connection {
     const phase = this.#state === 'ready' ? 'behindLookup' : 'beforeUpstream';
     const overflow = this.#queue.push({ message: parsed.message, bytes }, phase);
     if (overflow) return this.#finish(overflow);
+    this.#held();
     this.#pump();
   }
 
@@ -260,7 +333,7 @@ export class Connection {
     const { deps, limits, counters, log, openUpstream } = this.#ctx;
     this.#leg = new UpstreamLeg({
       url: deps.upstreamWsUrl,
-      openUpstream,
+      openUpstream: this.#account ? this.#countInHand(openUpstream) : openUpstream,
       limits,
       counters,
       timers: this.#timers,
@@ -281,6 +354,32 @@ export class Connection {
     });
     this.#startFlow(this.#leg);
     this.#leg.open(token);
+  }
+
+  /**
+   * The upstream factory, with each received frame counted in the socket's account while it is
+   * handled ({@link IN_HAND_COPIES} times its size): a frame that takes the process past its
+   * budget can shed this socket before it is parsed.
+   */
+  #countInHand(open: UpstreamFactory): UpstreamFactory {
+    return (url, protocol, options) => {
+      const socket = open(url, protocol, options);
+      return {
+        ...socket,
+        onMessage: (cb) =>
+          socket.onMessage((text, bytes) => {
+            if (bytes < IN_HAND_MIN_BYTES) return cb(text, bytes);
+            this.#inHand = bytes * IN_HAND_COPIES;
+            this.#held();
+            try {
+              cb(text, bytes);
+            } finally {
+              this.#inHand = 0;
+              this.#held();
+            }
+          }),
+      };
+    };
   }
 
   /**
@@ -307,6 +406,7 @@ export class Connection {
   #pump(): void {
     while ((this.#state === 'ready' || this.#state === 'upstreamGone') && !this.#checking) {
       const item = this.#queue.shift();
+      if (this.#account) this.#held();
       if (!item) {
         if (this.#state === 'upstreamGone') this.#finish(this.#upstreamClose!);
         return;
@@ -375,6 +475,7 @@ export class Connection {
     this.#up?.stop();
     this.#timers.clearAll();
     this.#queue.clear();
+    this.#account?.close();
     this.#subs.clear();
     this.#leavePreAuth();
     counters.sockets--;

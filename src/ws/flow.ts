@@ -16,6 +16,11 @@
  *   owner closes the socket (1013, `close_codes.ts`).
  * Pausing never drops, duplicates or reorders a frame: frames the source already read are
  * still written, in order.
+ *
+ * While the process's memory accountant is past its pressure threshold (docs/operations.md
+ * "Memory") the high-water mark is its lower `pressureHighWaterBytes` (and the low-water mark at
+ * most that); every reading of the sink's unsent bytes is reported (`measured`) so the socket's
+ * account stays current.
  */
 import { DEFAULTS } from '../config/defaults.ts';
 import type { Counters, SocketTimers, TimerName } from './counters.ts';
@@ -49,6 +54,10 @@ export interface FlowContext {
   now(): number;
   /** Called once when the sink stalled; the owner closes the socket. */
   stalled(cause: StallCause): void;
+  /** The memory accountant's pressure, when there is one (a field read per frame). */
+  memory?: { readonly pressed: boolean; readonly pressureHighWaterBytes: number };
+  /** Every reading of the sink's unsent bytes (after each write and each read-back). */
+  measured?(bytes: number): void;
 }
 
 /** One direction's flow control: call {@link written} after every write to the sink. */
@@ -72,12 +81,20 @@ export class FlowDirection {
     return this.#pausedAt >= 0;
   }
 
+  /** When the source was paused (ms, the context's clock), or -1 while it is not. */
+  get pausedAt(): number {
+    return this.#pausedAt;
+  }
+
   /** A frame was written to the sink: checks its unsent bytes against the marks. */
   written(): void {
     if (this.#over) return;
+    const ctx = this.#ctx;
     const queued = this.#sink.bufferedAmount();
-    if (queued <= this.#ctx.limits.highWaterBytes) return;
-    if (queued > this.#ctx.limits.bufferCapBytes) return this.#stall('cap');
+    ctx.measured?.(queued);
+    if (queued <= ctx.limits.highWaterBytes && !(ctx.memory?.pressed && queued > 0)) return;
+    if (queued <= this.#highWater()) return;
+    if (queued > ctx.limits.bufferCapBytes) return this.#stall('cap');
     if (this.#pausedAt < 0) this.#pause();
   }
 
@@ -88,6 +105,19 @@ export class FlowDirection {
     this.#pausedAt = -1;
     this.#ctx.counters.pausedLegs--;
     this.#ctx.timers.clear(this.#ctx.pollTimer);
+  }
+
+  /** The high-water mark now: the lower one while the process is under memory pressure. */
+  #highWater(): number {
+    const { limits, memory } = this.#ctx;
+    return memory?.pressed
+      ? Math.min(memory.pressureHighWaterBytes, limits.highWaterBytes)
+      : limits.highWaterBytes;
+  }
+
+  /** The low-water mark now: never above the high-water mark now. */
+  #lowWater(): number {
+    return Math.min(this.#ctx.limits.lowWaterBytes, this.#highWater());
   }
 
   #pause(): void {
@@ -102,8 +132,9 @@ export class FlowDirection {
   #poll(): void {
     const { limits, now, timers, pollTimer } = this.#ctx;
     const queued = this.#sink.bufferedAmount();
+    this.#ctx.measured?.(queued);
     if (queued > limits.bufferCapBytes) return this.#stall('cap');
-    if (queued <= limits.lowWaterBytes) return this.#resume();
+    if (queued <= this.#lowWater()) return this.#resume();
     if (now() - this.#pausedAt >= limits.stallTimeoutMs) return this.#stall('timeout');
     this.#pollMs = Math.min(this.#pollMs * 2, limits.flowPollMs);
     timers.once(pollTimer, this.#pollMs, () => this.#poll());

@@ -33,6 +33,11 @@ export class InboundQueue {
     this.#limits = limits;
   }
 
+  /** Bytes of the frames held now. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   /** Frames held now. */
   get length(): number {
     return this.#items.length;

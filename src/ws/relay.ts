@@ -8,6 +8,7 @@
  * checks (plain HTTP 403) and the path/subprotocol match (`upgrade.ts`) come before, in the
  * host and the HTTP core.
  */
+import { DEFAULTS } from '../config/defaults.ts';
 import { Connection, type ConnectionContext } from './connection.ts';
 import { CLOSE } from './close_codes.ts';
 import { newCounters } from './counters.ts';
@@ -20,7 +21,11 @@ const REFUSAL = {
   closing: 'The relay is shutting down',
   sockets: 'Too many open sockets',
   preAuth: 'Too many sockets waiting for admission',
+  memory: 'The gateway is short of memory; try again shortly',
 } as const;
+
+/** The retry-after of a busy refusal, seconds (SPEC "Size and capacity", ProxyBusy). */
+const BUSY_RETRY_AFTER_S = DEFAULTS.busyRetryAfterSeconds;
 
 /** How long `closeAll` waits for both legs of every socket to report closed, in ms. */
 const CLOSE_ALL_WAIT_MS = 2_000;
@@ -80,6 +85,10 @@ export function createRelay(deps: RelayDeps): Relay {
       }
       if (counters.preAuth >= limits.wsPreAuthSockets) {
         return { status: 503, reason: REFUSAL.preAuth };
+      }
+      // past the memory pressure threshold (docs/operations.md "Memory"): the spec's busy answer
+      if (deps.memory?.refuseSocket()) {
+        return { status: 503, reason: REFUSAL.memory, retryAfterSeconds: BUSY_RETRY_AFTER_S };
       }
       return null;
     },

@@ -99,6 +99,13 @@ export interface RelayDeps {
    * 'upstream'), `cause` why (the metrics seam).
    */
   stallClosed?(leg: 'browser' | 'upstream', cause: 'timeout' | 'cap'): void;
+  /**
+   * Optional: the process's memory accountant (src/memory/, docs/operations.md "Memory"): each
+   * socket keeps its account of what it holds, new sockets are refused under pressure, flow
+   * control pauses at the accountant's lower mark under pressure, and past the budget the
+   * accountant closes the sockets holding the most.
+   */
+  memory?: RelayMemory;
   /** The same rewriting for an upstream close reason that passes through (4000-4999). */
   rewriteCloseReason(reason: string): string;
   /** Opens the upstream leg (default: the `ws` package client, `openWsUpstream`). */
@@ -107,6 +114,21 @@ export interface RelayDeps {
   log?(line: string): void;
   /** Clock, ms since the epoch (default Date.now). */
   now?(): number;
+}
+
+/** What the relay needs of the process's memory accountant (src/memory/accountant.ts). */
+export interface RelayMemory {
+  /** Past the pressure threshold now (read per frame). */
+  readonly pressed: boolean;
+  /** Under pressure, a leg pauses the other past this many unsent bytes. */
+  readonly pressureHighWaterBytes: number;
+  /** True (and counted) when a new socket must be refused now. */
+  refuseSocket(): boolean;
+  /** Opens one socket's account; `shed` closes the socket, `stalled` says its browser is not reading. */
+  open(socket: { shed(): void; stalled(): boolean }): {
+    set(bytes: number): void;
+    close(): void;
+  };
 }
 
 /** Live counts of the relay (all zero when idle). */
@@ -138,7 +160,7 @@ export interface Relay {
    * (503 past wsMaxSockets or wsPreAuthSockets, or while closing). The host must call
    * `accept` right after a null, in the same tick.
    */
-  admitUpgrade(): { status: 503; reason: string } | null;
+  admitUpgrade(): { status: 503; reason: string; retryAfterSeconds?: number } | null;
   /** Takes over a browser socket the host just upgraded (graphql-transport-ws agreed). */
   accept(browser: RelaySocket): void;
   /** Live counts. */

@@ -7,6 +7,7 @@
 import type { Scenario } from '../scenario.ts';
 import { checksScenario } from './checks.ts';
 import { gateScenario } from './gate.ts';
+import { memoryScenario } from './memory.ts';
 import { metricsScenario } from './metrics.ts';
 import { overheadScenario } from './overhead.ts';
 import { relayScenario } from './relay.ts';
@@ -20,4 +21,5 @@ export const SCENARIOS: readonly Scenario[] = [
   gateScenario,
   relayScenario,
   metricsScenario,
+  memoryScenario,
 ];
