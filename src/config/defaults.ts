@@ -180,7 +180,7 @@ export const DEFAULTS = {
   wsFlowFirstPollMs: 1,
   wsFlowPollMs: 20,
 
-  // Process memory budget (issue 29; not spec numbers): docs/operations.md "Memory"
+  // Process memory budget (not spec numbers): docs/operations.md "Memory"
   /**
    * MEMORY_BUDGET_BYTES unset: this share of the container's memory limit (cgroup v2
    * memory.max, v1 memory.limit_in_bytes) where one is set ...

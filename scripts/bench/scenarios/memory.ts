@@ -2,7 +2,7 @@
  * Scenario 'memory' (docs/operations.md "Memory": "the accounting costs at most 2% at the
  * median"): each host with the memory accountant on (the default budget) and off
  * (MEMORY_BUDGET_BYTES=off).
- * - HTTP: the issue 13 document against the fixed-answer upstream, both loaded together in paired
+ * - HTTP: the bench document (../document.ts) against the fixed-answer upstream, both loaded together in paired
  *   slices (paired.ts): req/s on x off per slice.
  * - Relay: 16 sockets x 8 subscriptions streaming from the flood upstream (1 KiB frames, as fast
  *   as the relay takes them), ROUNDS_RELAY interleaved rounds of off then on: frames/s on x off
