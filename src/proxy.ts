@@ -200,6 +200,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
       relayPausedLegs: relayStats.pausedLegs,
       relayUpstreamSockets: relayStats.upstreamSockets,
       relayTimers: relayStats.timers,
+      relayHeldFramesTotal: relay.totals().heldFrames,
       resourceBindings: core.resourceFence.size,
       tenantsTracked: core.tenants.size,
       sharedLimitsFallback: tenants.fallback ? 1 : 0,

@@ -47,6 +47,8 @@ export interface MetricGauges {
   /** Upstream legs open, and timers the relay holds (both zero when idle: a leak shows). */
   relayUpstreamSockets: number;
   relayTimers: number;
+  /** Browser frames the relay had to hold since it started (a counter; optional for old hosts). */
+  relayHeldFramesTotal?: number;
   resourceBindings: number;
   tenantsTracked: number;
   /**
@@ -271,6 +273,11 @@ export function createMetrics(): Metrics {
           g.relayUpstreamSockets,
         ),
         ...gaugeLines('svc_relay_timers', 'Timers the relay holds.', g.relayTimers),
+        ...counterLines(
+          'svc_relay_held_frames_total',
+          'Browser frames the relay held (before the upstream opened or behind a pending check).',
+          new Map([['', g.relayHeldFramesTotal ?? 0]]),
+        ),
         ...gaugeLines(
           'svc_relay_paused',
           'Relay directions paused by flow control (a leg not read while the other drains).',

@@ -271,6 +271,9 @@ export class Connection {
       });
     }
     const phase = this.#state === 'ready' ? 'behindLookup' : 'beforeUpstream';
+    // every frame passes through the queue; one that cannot be taken at once (the upstream is
+    // not ready, or a subscribe check is pending) is held, and counted as such
+    if (this.#state !== 'ready' || this.#checking) this.#ctx.counters.heldFramesTotal++;
     const overflow = this.#queue.push({ message: parsed.message, bytes }, phase);
     if (overflow) return this.#finish(overflow);
     this.#held();

@@ -8,8 +8,12 @@
 import type { RelayStats } from './types.ts';
 import { SHARED_TIMERS, type TimerEntry, type TimerHeap } from './timer_heap.ts';
 
-/** Mutable counts shared by the relay and its connections. */
-export type Counters = RelayStats;
+/**
+ * Mutable counts shared by the relay and its connections: the live ones (`RelayStats`) and
+ * `heldFramesTotal`, every frame that had to wait (the upstream not ready, or a subscribe check
+ * pending) since the relay started (it only grows).
+ */
+export type Counters = RelayStats & { heldFramesTotal: number };
 
 /** A fresh set of zero counts. */
 export function newCounters(): Counters {
@@ -21,6 +25,7 @@ export function newCounters(): Counters {
     timers: 0,
     heldFrames: 0,
     pausedLegs: 0,
+    heldFramesTotal: 0,
   };
 }
 

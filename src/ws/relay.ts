@@ -97,7 +97,11 @@ export function createRelay(deps: RelayDeps): Relay {
       active.add(new Connection(browser, ctx));
     },
     stats() {
-      return { ...counters };
+      const { heldFramesTotal: _total, ...live } = counters;
+      return live;
+    },
+    totals() {
+      return { heldFrames: counters.heldFramesTotal };
     },
     async closeAll(code = CLOSE.goingAway.code, reason = CLOSE.goingAway.reason) {
       closing = true;

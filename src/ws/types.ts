@@ -166,6 +166,11 @@ export interface Relay {
   /** Live counts. */
   stats(): RelayStats;
   /**
+   * Counts since the relay started: `heldFrames`, browser frames that had to be held (before
+   * the upstream opened or behind a pending check); the metrics' svc_relay_held_frames_total.
+   */
+  totals(): { heldFrames: number };
+  /**
    * Ends every socket (default 1001 'going away'), refuses later upgrades, and resolves when
    * both legs of every socket reported closed (or after a 2 s cap).
    */

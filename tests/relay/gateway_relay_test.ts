@@ -16,6 +16,7 @@ import {
 import { assertRefusal, postGraphql } from '../helpers/assertions.ts';
 import { HOSTS } from '../helpers/gateway.ts';
 import { withGateway } from '../helpers/setup.ts';
+import { gauge } from '../helpers/metrics.ts';
 
 const BOOKINGS = 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }';
 
@@ -118,12 +119,14 @@ for (const kind of HOSTS) {
 
 for (const kind of HOSTS) {
   Deno.test(`[${kind}] a burst of 100 subscribes is relayed without holding frames (fence cached)`, async () => {
-    await withGateway(kind, {}, async ({ sandbox, gateway }) => {
+    await withGateway(kind, { env: { METRICS: '1' } }, async ({ sandbox, gateway }) => {
       const { c, sockets: browser } = keptClient(gateway.url);
+      const held = () => gauge(gateway.url, 'svc_relay_held_frames_total');
       try {
         await collect(c, BOOKINGS, { botID: WORLD_IDS.bot1 }); // warms the bot fence
         const asked = fenceCalls(sandbox);
         assert.ok(asked > 0, 'the warm-up asked the fence');
+        const heldBefore = await held();
         const results = await Promise.all(
           Array.from({ length: 100 }, () => collect(c, BOOKINGS, { botID: WORLD_IDS.bot2 })),
         );
@@ -134,6 +137,11 @@ for (const kind of HOSTS) {
         // the fence answered from its cache (no lookup, so no frame held behind one), on the
         // socket and upstream leg the warm-up opened
         assert.equal(fenceCalls(sandbox), asked, 'no fence call during the burst');
+        assert.equal(
+          await held(),
+          heldBefore,
+          `no frame held during the burst (${heldBefore} -> ${await held()})`,
+        );
         assert.deepEqual(browser, { opened: 1, closed: 0 });
         const legs = sandbox.sockets.filter((u) => u.subscribes.length > 0);
         assert.deepEqual(legs.map((u) => u.subscribes.length), [101], 'one upstream leg');
