@@ -211,7 +211,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
   const ownText = async (): Promise<string | null> => {
     if (!core.metrics) return null;
     const lag = await eventLoopLagMs();
-    return core.metrics.render(gauges()) + processLines(config, lag).join('\n') + '\n';
+    return core.metrics.render(gauges()) + processLines(lag).join('\n') + '\n';
   };
   const exposition = async () => {
     const own = (await ownText())!;

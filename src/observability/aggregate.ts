@@ -15,13 +15,20 @@
 import { DEFAULTS } from '../config/defaults.ts';
 import { type Families, formatExposition, parseExposition, withLabel } from './exposition.ts';
 
-/** Gauges where a sum would mislead: one series per worker, labelled `worker`. */
+/**
+ * Gauges where a sum would mislead: one series per worker, labelled `worker`. The memory budget's
+ * gauges are per process (docs/operations.md "Memory": each worker has its own budget), so each
+ * worker's growth is read against its own budget.
+ */
 export const WORKER_LABELLED: ReadonlySet<string> = new Set([
   'process_resident_memory_bytes',
   'process_heap_used_bytes',
   'process_start_time_seconds',
   'svc_event_loop_lag_seconds',
-  'svc_memory_worst_case_bytes',
+  'svc_memory_budget_bytes',
+  'svc_memory_held_bytes',
+  'svc_memory_level',
+  'svc_memory_resident_growth_bytes',
   'svc_shared_limits_fallback',
 ]);
 

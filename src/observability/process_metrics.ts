@@ -1,28 +1,9 @@
 /**
  * Process-level series (docs/operations.md "Metrics"): resident memory, heap, start time, event
- * loop lag, and the documented worst case of resident memory from the configured ceilings
- * (docs/operations.md "Memory"). In a worker deployment each worker's are labelled `worker`
- * (aggregate.ts); under `deno serve --parallel` resident memory is the one process's, read by
- * every isolate alike.
+ * loop lag. In a worker deployment each worker's are labelled `worker` (aggregate.ts); under
+ * `deno serve --parallel` resident memory is the one process's, read by every isolate alike.
+ * The memory budget's series are the registry's (metrics.ts; docs/operations.md "Memory").
  */
-import type { ResolvedConfig } from '../config/resolved.ts';
-
-const MIB = 1024 * 1024;
-
-/**
- * docs/operations.md "Memory", worst case from the ceilings, one row a line (bytes): a base
- * process, each relay socket (both legs' buffer caps, 64 MiB of held frames and one 16 MiB
- * upstream frame parsed at about 3x), each GraphQL call in flight (2 MiB body and 8 MiB answer,
- * about 2x), each REST upload in flight, the LRU-bounded caches.
- */
-export function memoryWorstCaseBytes(config: ResolvedConfig): number {
-  const socket = 2 * config.wsBufferCapBytes + 64 * MIB + 48 * MIB;
-  return 100 * MIB +
-    config.wsMaxSockets * socket +
-    config.graphqlMaxConcurrent * 20 * MIB +
-    config.restMaxConcurrent * 25 * MIB +
-    64 * MIB;
-}
 
 /** Seconds since the epoch when this module was loaded (the process or isolate started). */
 const startedSeconds = Math.floor(Date.now() / 1000);
@@ -48,7 +29,7 @@ function gauge(name: string, help: string, value: number): string[] {
 }
 
 /** This process's series, lag measured by the caller (`eventLoopLagMs`). */
-export function processLines(config: ResolvedConfig, lagMs: number): string[] {
+export function processLines(lagMs: number): string[] {
   const memory = memoryUsage();
   return [
     ...(memory
@@ -66,11 +47,6 @@ export function processLines(config: ResolvedConfig, lagMs: number): string[] {
       'svc_event_loop_lag_seconds',
       'How late a zero-delay timer set at scrape time ran.',
       Math.max(0, lagMs) / 1000,
-    ),
-    ...gauge(
-      'svc_memory_worst_case_bytes',
-      'Resident memory worst case from the configured ceilings (docs/operations.md "Memory").',
-      memoryWorstCaseBytes(config),
     ),
   ];
 }

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import type { Worker } from 'node:cluster';
 import { DEFAULTS } from '../../src/config/defaults.ts';
 import { acceptableText, mergeDeployment } from '../../src/observability/aggregate.ts';
+import { createMetrics, type MetricGauges } from '../../src/observability/metrics.ts';
 import { createPrimaryMetrics } from '../../hosts/node/cluster_metrics.ts';
 import { createIsolateMetrics } from '../../hosts/deno/parallel_metrics.ts';
 import { sample } from './helpers.ts';
@@ -56,6 +57,54 @@ Deno.test('merge: counters and histograms summed, gauges summed or per worker', 
   assert.equal(sample(merged, 'svc_metrics_workers_missing'), 0);
   assert.equal(merged.match(/# TYPE svc_requests_total counter/g)?.length, 1);
   assert.ok(merged.indexOf('worker="0"') < merged.indexOf('worker="1"'), 'workers in order');
+});
+
+/** One worker's registry text with its memory accountant at `held` and `growth` (bytes). */
+function memoryText(budget: number, held: number, growth: number, sheds: number): string {
+  const metrics = createMetrics();
+  for (let i = 0; i < sheds; i++) metrics.memoryAction('shed_socket');
+  metrics.memoryAction('pressure');
+  const gauges: MetricGauges = {
+    graphqlInFlight: 0,
+    graphqlMaxConcurrent: 64,
+    restInFlight: 0,
+    restMaxConcurrent: 8,
+    relaySockets: 0,
+    relaySubscriptions: 0,
+    relayPausedLegs: 0,
+    relayUpstreamSockets: 0,
+    relayTimers: 0,
+    resourceBindings: 0,
+    tenantsTracked: 0,
+    memoryBudgetBytes: budget,
+    memoryHeldBytes: held,
+    memoryResidentGrowthBytes: growth,
+    memoryLevel: held > budget ? 2 : 0,
+  };
+  return metrics.render(gauges);
+}
+
+Deno.test('merge: the memory gauges per worker (each its own budget), its actions summed', () => {
+  const MIB = 2 ** 20;
+  const merged = mergeDeployment(2, [
+    { worker: '0', text: memoryText(256 * MIB, 300 * MIB, 40 * MIB, 2), fresh: true },
+    { worker: '1', text: memoryText(128 * MIB, 10 * MIB, 90 * MIB, 3), fresh: true },
+  ]);
+  for (
+    const [name, zero, one] of [
+      ['svc_memory_budget_bytes', 256 * MIB, 128 * MIB],
+      ['svc_memory_held_bytes', 300 * MIB, 10 * MIB],
+      ['svc_memory_resident_growth_bytes', 40 * MIB, 90 * MIB],
+      ['svc_memory_level', 2, 0],
+    ] as const
+  ) {
+    assert.equal(sample(merged, `${name}{worker="0"}`), zero, name);
+    assert.equal(sample(merged, `${name}{worker="1"}`), one, name);
+    assert.equal(sample(merged, name), null, `${name}: no summed series`);
+  }
+  assert.equal(sample(merged, 'svc_memory_actions_total{action="shed_socket"}'), 5);
+  assert.equal(sample(merged, 'svc_memory_actions_total{action="pressure"}'), 2);
+  assert.equal(sample(merged, 'svc_graphql_max_concurrent'), 128, 'other gauges still summed');
 });
 
 Deno.test('merge: a stale worker counts with its last counters, no gauges, and is missing', () => {

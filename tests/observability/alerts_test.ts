@@ -27,7 +27,7 @@ Deno.test({
     const checked = await promtool('check', 'rules', RULES_FILE);
     assert.ok(checked.ok, checked.output);
     const rules = alertNames(await Deno.readTextFile(RULES_FILE), 'alert');
-    assert.equal(rules.size, 10, [...rules].join(', '));
+    assert.equal(rules.size, 11, [...rules].join(', '));
     const tests = await Deno.readTextFile(TESTS_FILE);
     assert.deepEqual([...alertNames(tests, 'alertname')].sort(), [...rules].sort());
     for (const name of rules) {

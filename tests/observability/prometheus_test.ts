@@ -3,8 +3,8 @@
  * (the built npm package's bin; `deno task build:npm` first) with the shipped rules loaded
  * (docs/operations.md "Metrics of a worker deployment", "Alerts and dashboard"): every scrape
  * answers for both workers, the summed request counter read back through Prometheus's HTTP API
- * equals the requests sent, each worker's process series are there under `worker`, and every
- * PromQL expression of the rules and the dashboard evaluates without error.
+ * equals the requests sent, each worker's process and memory budget series are there under
+ * `worker`, and every PromQL expression of the rules and the dashboard evaluates without error.
  */
 import assert from 'node:assert/strict';
 import { startSandbox, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
@@ -69,6 +69,10 @@ Deno.test({
             (sample(text, `process_resident_memory_bytes{worker="${worker}"}`) ?? 0) > 0,
             `worker ${worker}'s resident memory`,
           );
+          assert.ok(
+            (sample(text, `svc_memory_budget_bytes{worker="${worker}"}`) ?? 0) > 0,
+            `worker ${worker}'s memory budget (its own, not summed)`,
+          );
         }
       }
       const value = async (expr: string) => {
@@ -88,7 +92,7 @@ Deno.test({
       for (const expr of expressions) await value(expr);
       const rules = await (await fetch(`${prometheus.url}/api/v1/rules`)).json();
       const loaded = rules.data.groups.flatMap((g: { rules: { health: string }[] }) => g.rules);
-      assert.equal(loaded.length, 10);
+      assert.equal(loaded.length, 11);
       await eventually(async () => {
         const again = await (await fetch(`${prometheus.url}/api/v1/rules`)).json();
         return again.data.groups[0].rules.every((r: { health: string }) => r.health === 'ok');
