@@ -243,12 +243,26 @@ export class MemoryAccountant {
     if (bytes !== 0) this.add(-bytes);
   }
 
-  /** Once the last socket is gone: a collection (where offered), then a fresh reading. */
+  /**
+   * Once the last socket is gone: a collection (where offered), then a fresh reading. With
+   * nothing counted either, what resident memory is left above the start is the runtime's and
+   * the allocator's slack (reused before the process grows again), not anything the gateway
+   * holds: that reading becomes the new start, so an idle process is never left under pressure
+   * refusing sockets for memory it cannot give back (docs/operations.md "Memory").
+   */
   #settle(): void {
     if (this.#accounts.size > 0 || this.residentGrowth === 0) return;
     this.#collectedAt = -Infinity;
     this.#collected(this.#now());
     this.sample(true);
+    if (this.#accounts.size > 0 || this.held > 0 || this.#readResident === null) return;
+    try {
+      this.#residentStart = Math.max(this.#residentStart, this.#readResident());
+    } catch {
+      return;
+    }
+    this.residentGrowth = 0;
+    this.#level();
   }
 
   /** Runs the collector (at most every `memoryCollectEveryMs`) and reads again; else null. */

@@ -200,3 +200,33 @@ Deno.test('the startup line prints the budget and where it came from; off turns 
   assert.equal(off.memoryBudget.bytes, null);
   assert.match(configurationLine(off, facts), /memory budget OFF/);
 });
+
+Deno.test('idle again: what resident memory keeps after the last socket is the new start', async () => {
+  let rss = 50 * MIB;
+  let now = 0;
+  const memory = new MemoryAccountant(100 * MIB, () => rss, { now: () => now, collect: () => {} });
+  const one = socket(true);
+  one.s.account = memory.open(one.sheddable);
+  one.s.account.set(10 * MIB);
+  rss = 50 * MIB + 90 * MIB; // growth 90 > 75: pressure
+  now += DEFAULTS.memoryCollectEveryMs;
+  memory.sample();
+  assert.equal(memory.level, 'pressure');
+  // the socket goes; the allocator keeps 85 MiB of what it held (still past 75)
+  rss = 50 * MIB + 85 * MIB;
+  one.s.account.close();
+  await new Promise((resolve) => queueMicrotask(() => resolve(null)));
+  assert.equal(memory.held, 0);
+  assert.equal(memory.residentGrowth, 0, 'the idle reading is the new start');
+  assert.equal(memory.level, 'normal', 'an idle process refuses no socket for slack');
+  assert.equal(memory.refuseSocket(), false);
+  // growth from there counts again
+  const two = socket(true);
+  two.s.account = memory.open(two.sheddable);
+  rss = 50 * MIB + 85 * MIB + 80 * MIB;
+  now += DEFAULTS.memoryCollectEveryMs;
+  memory.sample();
+  assert.equal(memory.level, 'pressure');
+  two.s.account.close();
+  memory.stop();
+});

@@ -126,13 +126,16 @@ async function scenario(kind: HostKind): Promise<void> {
     assert.equal(after.get('svc_relay_upstream_sockets'), 0);
     assert.equal(after.get('svc_relay_timers'), 0);
     let settled = await residentBytes(gateway.pid);
-    for (let i = 0; i < 20 && settled - start >= RETURN_BOUND; i++) {
+    // the allocator hands pages back over the next collections: wait up to 20 s for it
+    for (let i = 0; i < 40 && settled - start >= RETURN_BOUND; i++) {
       await sleep(500);
       settled = await residentBytes(gateway.pid);
     }
     console.log(`[${kind}] RSS once all are gone: ${((settled - start) / MIB).toFixed(0)} MiB up`);
     assert.ok(settled - start < RETURN_BOUND, `RSS ${((settled - start) / MIB).toFixed(0)} MiB up`);
-    assert.equal(await metric(gateway, 'svc_memory_level'), 0);
+    // the level follows the next resident-memory reading (at most once a second once no socket
+    // is open, docs/operations.md "Memory")
+    await until(async () => await metric(gateway, 'svc_memory_level') === 0, 5_000, 'level 0');
   } finally {
     for (const s of opened) s.close();
     await gateway.stop();
