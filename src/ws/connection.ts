@@ -10,7 +10,7 @@
  *
  * With a memory accountant (docs/operations.md "Memory"), the socket's account holds its unsent
  * bytes both ways (as flow control last read them), its held frames and the upstream frame in
- * hand (while it is parsed and re-serialised, counted {@link IN_HAND_COPIES} times); a
+ * hand (while it is parsed and re-serialised; socket_memory.ts); a
  * connection_init under memory pressure closes 1013 ProxyBusy, and the accountant may shed the
  * socket (1013, `CLOSE.memoryShed`).
  */
@@ -30,21 +30,8 @@ import type { RelayLimits } from './limits.ts';
 import type { RelaySocket, UpstreamFactory } from './socket.ts';
 import { type CheckOutcome, Subscriptions } from './subscriptions.ts';
 import type { AdmittedSession, RelayDeps } from './types.ts';
+import { SocketMemory } from './socket_memory.ts';
 import { type CloseSpec, UpstreamLeg } from './upstream_leg.ts';
-
-/**
- * An upstream frame in hand is held about three times over while it is handled: its text, its
- * parsed form and its re-serialised text (frames.ts).
- */
-const IN_HAND_COPIES = 3;
-/** Frames under this many bytes are not counted in hand: their copies are small next to a budget. */
-const IN_HAND_MIN_BYTES = 64 * 1024;
-
-/**
- * A held browser frame counts three times its size: its parsed form, and the bytes and the text
- * it arrived as, which stay in the heap until the collector reaches them.
- */
-const HELD_COPIES = 3;
 
 /** The relay-wide things every connection shares. */
 export interface ConnectionContext {
@@ -88,11 +75,8 @@ export class Connection {
   /** Flow control, once the upstream leg exists: upstream → browser, browser → upstream. */
   #down: FlowDirection | null = null;
   #up: FlowDirection | null = null;
-  /** The socket's memory account (null without an accountant) and what it is made of, bytes. */
-  #account: { set(bytes: number): void; close(): void } | null;
-  #unsentDown = 0;
-  #unsentUp = 0;
-  #inHand = 0;
+  /** The socket's memory account (null without an accountant). */
+  #account: SocketMemory | null = null;
 
   /** Takes over an upgraded browser socket; counts it and starts the init and life timers. */
   constructor(browser: RelaySocket, ctx: ConnectionContext) {
@@ -104,13 +88,17 @@ export class Connection {
     this.#subs = new Subscriptions(counters, (text) => this.#sendBrowser(text), ctx);
     this.#acceptedAt = ctx.now();
     this.#browserClosed = new Promise((resolve) => this.#browserGone = resolve);
-    this.#account = ctx.deps.memory?.open({
-      shed: () => {
-        ctx.log('ws relay: over the memory budget; the socket holding the most closed');
-        this.#finish(CLOSE.memoryShed);
-      },
-      stalled: () => this.#stalled(),
-    }) ?? null;
+    const memory = ctx.deps.memory;
+    if (memory) {
+      const sheddable = {
+        shed: () => {
+          ctx.log('ws relay: over the memory budget; the socket holding the most closed');
+          this.#finish(CLOSE.memoryShed);
+        },
+        stalled: () => this.#stalled(),
+      };
+      this.#account = new SocketMemory(memory, sheddable, () => this.#queue.bytes);
+    }
     counters.sockets++;
     counters.preAuth++;
     browser.onMessage((text, bytes) => this.#fromBrowser(text, bytes));
@@ -173,22 +161,7 @@ export class Connection {
 
   /** Tells the memory accountant what the socket holds now. */
   #held(): void {
-    const held = this.#queue.bytes * HELD_COPIES;
-    this.#account?.set(this.#unsentDown + this.#unsentUp + held + this.#inHand);
-  }
-
-  /** Flow control read the browser leg's unsent bytes. */
-  #measuredDown(bytes: number): void {
-    if (bytes === this.#unsentDown) return;
-    this.#unsentDown = bytes;
-    this.#held();
-  }
-
-  /** Flow control read the upstream leg's unsent bytes. */
-  #measuredUp(bytes: number): void {
-    if (bytes === this.#unsentUp) return;
-    this.#unsentUp = bytes;
-    this.#held();
+    this.#account?.report();
   }
 
   /** Sends one frame to the browser, then lets flow control read its unsent bytes. */
@@ -224,7 +197,7 @@ export class Connection {
       ...base,
       pollTimer: 'upstreamFlow',
       stalled: stalled('browser'),
-      measured: memory ? (bytes) => this.#measuredDown(bytes) : undefined,
+      measured: this.#account ? (bytes) => this.#account!.measuredDown(bytes) : undefined,
     });
     const browser = this.#browser;
     this.#up = new FlowDirection(
@@ -243,7 +216,7 @@ export class Connection {
         ...base,
         pollTimer: 'browserFlow',
         stalled: stalled('upstream'),
-        measured: memory ? (bytes) => this.#measuredUp(bytes) : undefined,
+        measured: this.#account ? (bytes) => this.#account!.measuredUp(bytes) : undefined,
       },
     );
   }
@@ -336,7 +309,7 @@ export class Connection {
     const { deps, limits, counters, log, openUpstream } = this.#ctx;
     this.#leg = new UpstreamLeg({
       url: deps.upstreamWsUrl,
-      openUpstream: this.#account ? this.#countInHand(openUpstream) : openUpstream,
+      openUpstream: this.#account ? this.#account.countInHand(openUpstream) : openUpstream,
       limits,
       counters,
       timers: this.#timers,
@@ -357,32 +330,6 @@ export class Connection {
     });
     this.#startFlow(this.#leg);
     this.#leg.open(token);
-  }
-
-  /**
-   * The upstream factory, with each received frame counted in the socket's account while it is
-   * handled ({@link IN_HAND_COPIES} times its size): a frame that takes the process past its
-   * budget can shed this socket before it is parsed.
-   */
-  #countInHand(open: UpstreamFactory): UpstreamFactory {
-    return (url, protocol, options) => {
-      const socket = open(url, protocol, options);
-      return {
-        ...socket,
-        onMessage: (cb) =>
-          socket.onMessage((text, bytes) => {
-            if (bytes < IN_HAND_MIN_BYTES) return cb(text, bytes);
-            this.#inHand = bytes * IN_HAND_COPIES;
-            this.#held();
-            try {
-              cb(text, bytes);
-            } finally {
-              this.#inHand = 0;
-              this.#held();
-            }
-          }),
-      };
-    };
   }
 
   /**
