@@ -19,9 +19,9 @@
  *   in the bucket). While the backend does not answer: per-process limits (`local`).
  * - Reconciliation: requests admitted on per-process limits during an outage are counted per
  *   tenant (at most DEFAULTS.sharedSpentTracked tenants) and debited from the shared bucket as
- *   soon as the backend answers again (`reconcile`, one call per tenant owing, asking for no
- *   tokens), so other processes do not take from a bucket that should be empty; a debit whose
- *   call gets no answer is kept and sent with the tenant's next call.
+ *   soon as the backend answers again (`reconcile`: one call per tenant owing, asking for no
+ *   tokens, one at a time), so other processes do not take from a bucket that should be empty;
+ *   a debit whose call gets no answer is kept and sent with the tenant's next call.
  */
 import { LRUCache } from 'lru-cache';
 import { DEFAULTS } from '../config/defaults.ts';
@@ -136,17 +136,35 @@ export function createSharedBudget(deps: BudgetDeps): SharedBudget {
     });
   };
 
-  /** Sends `key`'s debt alone (no tokens asked); kept for the next call when unanswered. */
-  const repay = (key: string, debit: number): void => {
-    spent.delete(key);
-    void backend.take(key, 0, deps.burst(key), debit).then((granted) => {
-      if (granted === null) spent.set(key, (spent.get(key) ?? 0) + debit);
-    });
+  /**
+   * Sends the debts one call at a time (up to DEFAULTS.sharedSpentTracked tenants may owe after
+   * an outage: a call each at once would be a burst at a backend that has just come back). A call
+   * that gets no answer keeps its debt and stops the drain: the rest go with each tenant's next
+   * call, or the next recovery.
+   */
+  let draining = false;
+  const drain = async (): Promise<void> => {
+    if (draining) return;
+    draining = true;
+    try {
+      for (const key of [...spent.keys()]) {
+        const debit = spent.get(key) ?? 0; // a tenant's own call may have taken it meanwhile
+        if (debit <= 0) continue;
+        spent.delete(key);
+        const granted = await backend.take(key, 0, deps.burst(key), debit);
+        if (granted === null) {
+          spent.set(key, (spent.get(key) ?? 0) + debit);
+          return;
+        }
+      }
+    } finally {
+      draining = false;
+    }
   };
 
   return {
     reconcile() {
-      for (const [key, debit] of [...spent.entries()]) if (debit > 0) repay(key, debit);
+      void drain();
     },
     take(key) {
       if (!link.shared) return fallback(key);
