@@ -195,13 +195,19 @@ export const DEFAULTS = {
   memoryPressureShare: 0.75,
   /** Under pressure a relayed socket's upstream leg pauses past this many unsent bytes. */
   memoryPressureHighWaterBytes: 64 * 1024,
-  /** Resident memory (the second signal) is read this often (ms) while sockets are open. */
+  /** Resident memory (the second signal) is read this often (ms) while sockets are open ... */
   memoryRssSampleMs: 1_000,
   /**
-   * Past the pressure threshold by resident memory, a full garbage collection runs before the
-   * reading is judged, at most this often (ms): what is left is what the process holds.
+   * ... and this often (ms) past the pressure threshold, where a second's growth (frames parsed
+   * and their garbage) can be a large share of what is left of the budget.
    */
-  memoryCollectEveryMs: 2_000,
+  memoryRssPressedSampleMs: 250,
+  /**
+   * Past the pressure threshold by resident memory, a full garbage collection runs before the
+   * reading is judged, at most this often (ms): what is left is what the process holds. Shedding
+   * collects at once whatever the time since the last one (what the shed held is garbage then).
+   */
+  memoryCollectEveryMs: 500,
   /** A socket whose upstream leg has been paused this long (ms) has a browser that is not reading. */
   memoryStalledMs: 1_000,
 

@@ -8,8 +8,9 @@
  * ({@link MemoryAccountant.charge} / {@link MemoryAccountant.release}). The second signal is the
  * process's resident memory above its first reading (what the count cannot see: the runtime's
  * own buffers, and the garbage parsing and re-serialising leaves until the collector runs), read
- * every `memoryRssSampleMs` while sockets are open and at most that often when a request is
- * admitted or the metrics are read; never per frame.
+ * every `memoryRssSampleMs` while sockets are open (every `memoryRssPressedSampleMs` past the
+ * pressure threshold) and at most that often when a request is admitted or the metrics are read;
+ * never per frame.
  *
  * Thresholds:
  * - `pressure`, either signal past `memoryPressureShare` of the budget: new sockets are refused
@@ -24,7 +25,9 @@
  * A reading past the pressure threshold first runs a full garbage collection where the runtime
  * offers one (at most every `memoryCollectEveryMs`; the "shrink the heap" action) and reads
  * again, so garbage the collector has not reached yet does not count as held; so do shedding
- * and the last socket's end (what they left behind is given back).
+ * (at once, whatever the time since the last collection: the shed socket's frames are garbage
+ * that a socket still filling would otherwise pile on) and the last socket's end (what they left
+ * behind is given back).
  */
 import { clearInterval, setInterval } from 'node:timers';
 import { DEFAULTS } from '../config/defaults.ts';
@@ -162,7 +165,8 @@ export class MemoryAccountant {
     const account = new Account(this, socket);
     this.#accounts.add(account);
     if (this.#timer === null && this.#readResident !== null) {
-      this.#timer = setInterval(() => this.sample(), this.#sampleMs);
+      const tick = Math.min(this.#sampleMs, DEFAULTS.memoryRssPressedSampleMs);
+      this.#timer = setInterval(() => this.sample(this.pressed), tick);
       this.#timer.unref?.();
     }
     return account;
@@ -265,11 +269,13 @@ export class MemoryAccountant {
     this.#level();
   }
 
-  /** Runs the collector (at most every `memoryCollectEveryMs`) and reads again; else null. */
-  #collected(now: number): number | null {
-    if (this.#collect === null || now - this.#collectedAt < DEFAULTS.memoryCollectEveryMs) {
-      return null;
-    }
+  /**
+   * Runs the collector (at most every `memoryCollectEveryMs` unless `now` is forced: shedding) and
+   * reads again; else null.
+   */
+  #collected(now: number, force = false): number | null {
+    if (this.#collect === null) return null;
+    if (!force && now - this.#collectedAt < DEFAULTS.memoryCollectEveryMs) return null;
     this.#collectedAt = now;
     this.#act('collect');
     this.#collect();
@@ -295,25 +301,27 @@ export class MemoryAccountant {
   #shed(): void {
     if (this.#shedding) return;
     this.#shedding = true;
+    let shed = 0;
     try {
       while (this.held > this.budget) {
         const victim = this.#largest(false);
         if (!victim) break;
+        shed++;
         this.#shedOne(victim);
       }
     } finally {
       this.#shedding = false;
     }
-    // what the shed sockets held is garbage now: collect it (at most every memoryCollectEveryMs)
-    this.#collected(this.#now());
+    // what the shed sockets held is garbage now: collect it at once
+    if (shed > 0) this.#collected(this.#now(), true);
   }
 
   /** Closes stalled sockets holding the most until they were counted for `excess` bytes. */
   #shedStalled(excess: number): void {
     if (this.#shedding) return;
     this.#shedding = true;
+    let covered = 0;
     try {
-      let covered = 0;
       while (covered < excess) {
         const victim = this.#largest(true);
         if (!victim) break;
@@ -323,6 +331,7 @@ export class MemoryAccountant {
     } finally {
       this.#shedding = false;
     }
+    if (covered > 0) this.#collected(this.#now(), true);
   }
 
   #shedOne(victim: Account): void {

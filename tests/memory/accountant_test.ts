@@ -14,6 +14,8 @@ import { resolveConfig } from '../../src/config/resolve.ts';
 import { configurationLine } from '../../src/config/startup.ts';
 
 const MIB = 1024 * 1024;
+/** Long enough for a fresh reading and a collection after the last. */
+const LATER = Math.max(DEFAULTS.memoryRssSampleMs, DEFAULTS.memoryCollectEveryMs);
 
 /** A fake socket: records its shed, says whether it is stuck. */
 function socket(stuck = false) {
@@ -120,12 +122,12 @@ Deno.test('resident memory: pressure past the threshold after a collection, stuc
   assert.equal(memory.pressed, true, 'resident memory alone is pressure');
   assert.equal(memory.refuseRequest(), false, '... not a refusal of requests');
   rss = 50 * MIB + 130 * MIB; // growth 120 after the collection: past the budget
-  now += DEFAULTS.memoryCollectEveryMs;
+  now += LATER;
   memory.sample();
   assert.equal(stuck.s.shed, 1, 'the stuck socket is shed');
   assert.equal(moving.s.shed, 0, 'a moving one never is, by resident memory');
   rss = 60 * MIB;
-  now += DEFAULTS.memoryCollectEveryMs;
+  now += LATER;
   memory.sample();
   assert.equal(memory.level, 'normal');
   moving.s.account.close();
@@ -209,7 +211,7 @@ Deno.test('idle again: what resident memory keeps after the last socket is the n
   one.s.account = memory.open(one.sheddable);
   one.s.account.set(10 * MIB);
   rss = 50 * MIB + 90 * MIB; // growth 90 > 75: pressure
-  now += DEFAULTS.memoryCollectEveryMs;
+  now += LATER;
   memory.sample();
   assert.equal(memory.level, 'pressure');
   // the socket goes; the allocator keeps 85 MiB of what it held (still past 75)
@@ -224,9 +226,32 @@ Deno.test('idle again: what resident memory keeps after the last socket is the n
   const two = socket(true);
   two.s.account = memory.open(two.sheddable);
   rss = 50 * MIB + 85 * MIB + 80 * MIB;
-  now += DEFAULTS.memoryCollectEveryMs;
+  now += LATER;
   memory.sample();
   assert.equal(memory.level, 'pressure');
   two.s.account.close();
+  memory.stop();
+});
+
+Deno.test('shedding collects at once, however soon after the last collection', () => {
+  let rss = 50 * MIB;
+  let now = 0;
+  let collections = 0;
+  const memory = new MemoryAccountant(100 * MIB, () => rss, {
+    now: () => now,
+    collect: () => collections++,
+  });
+  const held = socket(true);
+  held.s.account = memory.open(held.sheddable);
+  rss = 50 * MIB + 90 * MIB; // growth past pressure: the reading collects first
+  now += LATER;
+  memory.sample();
+  assert.equal(collections, 1);
+  now += 1; // well within memoryCollectEveryMs of it
+  memory.sample(true);
+  assert.equal(collections, 1, 'a pressure reading waits memoryCollectEveryMs');
+  held.s.account.set(120 * MIB); // past the budget: shed
+  assert.equal(held.s.shed, 1);
+  assert.equal(collections, 2, 'what the shed socket held is collected at once');
   memory.stop();
 });
