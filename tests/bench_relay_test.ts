@@ -1,7 +1,8 @@
 /**
  * The relay scenario's load pieces (scripts/bench/socket_load.ts, stream_load.ts,
  * idle_sockets.ts), nginx and the floors (scripts/bench/floors/) driven for real against the
- * in-process sandbox with the graphql-ws client. Figures are never asserted against a speed:
+ * in-process sandbox with the graphql-ws client; the Deno floor's two upstream legs against the
+ * flood upstream with a subscriber that stops reading. Figures are never asserted against a speed:
  * only counts, shapes and consistency.
  */
 import assert from 'node:assert/strict';
@@ -11,6 +12,19 @@ import { runStreamLoad } from '../scripts/bench/stream_load.ts';
 import { nginxMissing, startNginx } from '../scripts/bench/nginx.ts';
 import { startNullProxy, startNullRelay } from '../scripts/bench/floors/mod.ts';
 import { type Sandbox, SANDBOX_TOKEN, startSandbox, WORLD_IDS } from '../scripts/sandbox/mod.ts';
+import { SEND_AHEAD_BYTES, startFloodUpstream } from '../scripts/bench/flood_upstream.ts';
+import { admittedSubscriber, type Subscriber } from './relay/subscriber.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const wsUrl = (url: string) => url.replace(/^http/, 'ws');
+
+/** Waits until `check` holds, polling every 50 ms; throws after 10 s. */
+async function until(check: () => boolean, what: string) {
+  for (const end = Date.now() + 10_000; !check();) {
+    if (Date.now() > end) throw new Error(`timed out: ${what}`);
+    await sleep(50);
+  }
+}
 
 async function withSandbox(run: (sb: Sandbox) => Promise<void>) {
   const sb = await startSandbox();
@@ -210,5 +224,55 @@ for (const kind of ['deno', 'node'] as const) {
         await proxy.stop();
       }
     });
+  });
+}
+
+Deno.test('floors (deno, WebSocketStream leg): the null relay passes frames, pass and plain', async () => {
+  await withSandbox(async (sb) => {
+    for (const mode of ['pass', 'plain'] as const) {
+      const relay = await startNullRelay('deno', sb.wsUrl, mode, 'stream');
+      try {
+        sb.reset();
+        await roundTripsThrough(sb, relay.url, '/any-path', 2);
+      } finally {
+        await relay.stop();
+      }
+    }
+  });
+});
+
+for (const leg of ['ws', 'stream'] as const) {
+  Deno.test(`floors (deno, ${leg} leg): a stalled subscriber pushes back to the upstream`, async () => {
+    const upstream = await startFloodUpstream();
+    const relay = await startNullRelay('deno', `${wsUrl(upstream.url)}/graphql`, 'pass', leg);
+    let subscriber: Subscriber | null = null;
+    try {
+      subscriber = await admittedSubscriber(`${wsUrl(relay.url)}/graphql`);
+      const s = subscriber;
+      await until(() => s.state.received > 100, 'the stream started');
+      s.pause();
+      const stream = upstream.streams[0];
+      // the floor stopped reading its upstream leg: the kernel's buffers fill, then the upstream's
+      // own, and it sends nothing more (a floor that reads on never gets here: the upstream's
+      // sends go on)
+      let last = -1;
+      let since = Date.now();
+      await until(() => {
+        if (stream.sent !== last) (last = stream.sent), (since = Date.now());
+        return Date.now() - since >= 1000;
+      }, 'the upstream stopped sending');
+      const sent = stream.sent;
+      assert.ok(stream.unsent() >= SEND_AHEAD_BYTES, "the upstream's own buffer is full");
+      await sleep(300);
+      assert.equal(stream.sent, sent, 'the upstream sends nothing more while the browser stalls');
+      assert.ok(stream.unsent() >= SEND_AHEAD_BYTES);
+      s.resume();
+      await until(() => s.state.received >= sent, 'every frame sent arrived once resumed');
+      assert.equal(s.state.outOfOrder, 0, 'none lost, duplicated or reordered');
+    } finally {
+      subscriber?.close();
+      await relay.stop();
+      await upstream.close();
+    }
   });
 }

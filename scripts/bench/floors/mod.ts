@@ -39,6 +39,13 @@ export function startNullProxy(
 export type RelayFloorMode = 'pass' | 'plain';
 
 /**
+ * The Deno floor's upstream leg: `ws` the `ws` client (the Deno host's), `stream` Deno's
+ * `WebSocketStream` (see null_relay.ts; compared in scripts/bench/deno_legs.ts). The Node floor
+ * has `ws` only.
+ */
+export type RelayFloorLeg = 'ws' | 'stream';
+
+/**
  * Starts the do-nothing WebSocket relay on `kind` to `upstream` (a ws URL with its path); both
  * floors have the host's legs and its flow-control marks (see the floor scripts).
  */
@@ -46,10 +53,14 @@ export function startNullRelay(
   kind: HostKind,
   upstream: string,
   mode: RelayFloorMode = 'pass',
+  leg: RelayFloorLeg = 'ws',
 ): Promise<ChildProcess> {
+  const command = floorCommand(kind, 'null_relay');
+  // WebSocketStream is unstable on Deno 2.9: the flag goes before the script
+  if (kind === 'deno' && leg === 'stream') command.splice(-1, 0, '--unstable-net');
   return startChildProcess({
-    command: floorCommand(kind, 'null_relay'),
-    env: { UPSTREAM: upstream, MODE: mode, HOST: '127.0.0.1', PORT: '0' },
+    command,
+    env: { UPSTREAM: upstream, MODE: mode, LEG: leg, HOST: '127.0.0.1', PORT: '0' },
     ready: /^null relay listening on (\S+)$/,
   });
 }

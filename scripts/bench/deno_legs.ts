@@ -1,0 +1,95 @@
+/**
+ * The Deno floor with each upstream leg side by side (docs/benchmarks.md "The Deno host's upstream
+ * leg"): `null relay deno` (floors/null_relay.ts) on the `ws` client (the Deno host's leg) and on
+ * Deno's `WebSocketStream`, each `pass` and `plain`, against the flood upstream, with the relay
+ * scenario's pieces:
+ *
+ * 1. streams (relay_streams.ts): small and 1 KiB frames, 1x1 and 16x8, interleaved rounds: per
+ *    round frames/s x direct and CPU s per 100k frames, printed as min..max (median);
+ * 2. memory per idle socket (idle_sockets.ts), a fresh floor per target and round;
+ * 3. stalled subscribers (stalled_sockets.ts), fresh floors, `pass` only.
+ *
+ * Not part of `deno task bench` (the choice it informs is made; rerun it when Deno changes):
+ * `deno run --allow-all scripts/bench/deno_legs.ts [--duration <s>] [--skip-stalled]`.
+ * Check that no other benchmark or test run shares the machine first.
+ */
+import { parseArgs } from 'node:util';
+import { type ChildProcess, denoRun, startChildProcess } from '../host_process.ts';
+import { type RelayFloorLeg, type RelayFloorMode, startNullRelay } from './floors/mod.ts';
+import { SMALL_QUERY } from './flood_upstream.ts';
+import { idleSocketMemory } from './idle_sockets.ts';
+import { IDLE_SOCKETS } from './scenarios/relay.ts';
+import { floodPayload, STREAM_ROUNDS, streamRounds } from './relay_streams.ts';
+import type { SocketTarget } from './socket_load.ts';
+import { stalledNotes } from './stalled_sockets.ts';
+
+const LEGS: RelayFloorLeg[] = ['ws', 'stream'];
+const MODES: RelayFloorMode[] = ['pass', 'plain'];
+const INIT = { authToken: 'unchecked' }; // the flood upstream checks no token
+
+const wsUrl = (url: string) => `${url.replace(/^http/, 'ws')}/graphql`;
+
+/** Starts the floors of `modes` on both legs; labelled `<leg> <mode>`. */
+async function floors(upstream: string, modes: RelayFloorMode[], started: ChildProcess[]) {
+  const targets: SocketTarget[] = [];
+  for (const mode of modes) {
+    for (const leg of LEGS) {
+      const floor = await startNullRelay('deno', upstream, mode, leg);
+      started.push(floor);
+      targets.push({
+        label: `${leg} ${mode}`,
+        url: wsUrl(floor.url),
+        initPayload: INIT,
+        pid: floor.pid,
+      });
+    }
+  }
+  return targets;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { duration: { type: 'string', default: '2' }, 'skip-stalled': { type: 'boolean' } },
+  });
+  const started: ChildProcess[] = [];
+  try {
+    const flood = await startChildProcess({
+      command: denoRun('scripts/bench/flood_upstream.ts'),
+      env: { PORT: '0', HOST: '127.0.0.1' },
+      ready: /^(http:\/\/\S+)$/,
+    });
+    started.push(flood);
+    const upstream = wsUrl(flood.url);
+    const direct = { label: 'direct', url: upstream, initPayload: INIT, pid: flood.pid };
+    const { ranges } = await streamRounds(
+      [direct, ...await floors(upstream, MODES, started)],
+      Number(values.duration),
+      0.5,
+    );
+    console.log(`streams, ${STREAM_ROUNDS} interleaved rounds: min..max (median)`);
+    for (const r of ranges.filter((r) => !r.subject.startsWith('direct'))) {
+      const f = (n: number) => n.toFixed(2);
+      console.log(`${r.subject}, ${r.figure}: ${f(r.min)}..${f(r.max)} (${f(r.median)})`);
+    }
+    for (let round = 1; round <= 3; round++) {
+      const fresh: ChildProcess[] = [];
+      try {
+        for (const t of await floors(upstream, MODES, fresh)) {
+          const m = await idleSocketMemory({ ...IDLE_SOCKETS, ...t });
+          const kib = (m.perSocketBytes / 1024).toFixed(1);
+          console.log(`memory per idle socket, ${t.label} r${round}: ${kib} KiB`);
+        }
+      } finally {
+        for (const p of fresh) await p.stop();
+      }
+    }
+    if (values['skip-stalled']) return;
+    const stalled = await floors(upstream, ['pass'], started);
+    for (const line of await stalledNotes(stalled, floodPayload(SMALL_QUERY))) console.log(line);
+  } finally {
+    for (const p of started) await p.stop();
+  }
+}
+
+if (import.meta.main) await main();
