@@ -17,7 +17,8 @@ import { proxyAwarePostText } from '../node/outbound.ts';
  * (docs/benchmarks.md "WebSocket relay"), but it cannot stop reading: with it, a browser that stops
  * reading made the gateway buffer everything the upstream sent (about 25 MB/s per stalled socket).
  * `ws` can pause the leg, so TCP pushes back to the upstream; the figures that decided it are in
- * docs/benchmarks.md "WebSocket relay".
+ * docs/benchmarks.md "WebSocket relay". Deno's `WebSocketStream` can pause as well but measured no
+ * cheaper per frame and heavier per idle socket (docs/benchmarks.md "The Deno host's upstream leg").
  */
 export function denoOutbound(): { postText: PostText; upstreamSocket: UpstreamFactory } {
   return { postText: proxyAwarePostText(), upstreamSocket: openWsUpstream };

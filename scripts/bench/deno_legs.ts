@@ -6,8 +6,10 @@
  *
  * 1. streams (relay_streams.ts): small and 1 KiB frames, 1x1 and 16x8, interleaved rounds: per
  *    round frames/s x direct and CPU s per 100k frames, printed as min..max (median);
- * 2. memory per idle socket (idle_sockets.ts), a fresh floor per target and round;
- * 3. stalled subscribers (stalled_sockets.ts), fresh floors, `pass` only.
+ * 2. round trips (socket_load.ts): a query sent as a subscribe at 1x1, 1x16 and 16x1, 2 interleaved
+ *    rounds: operations/s x direct;
+ * 3. memory per idle socket (idle_sockets.ts), a fresh floor per target and round;
+ * 4. stalled subscribers (stalled_sockets.ts), fresh floors, `pass` only.
  *
  * Not part of `deno task bench` (the choice it informs is made; rerun it when Deno changes):
  * `deno run --allow-all scripts/bench/deno_legs.ts [--duration <s>] [--skip-stalled]`.
@@ -18,9 +20,9 @@ import { type ChildProcess, denoRun, startChildProcess } from '../host_process.t
 import { type RelayFloorLeg, type RelayFloorMode, startNullRelay } from './floors/mod.ts';
 import { SMALL_QUERY } from './flood_upstream.ts';
 import { idleSocketMemory } from './idle_sockets.ts';
-import { IDLE_SOCKETS } from './scenarios/relay.ts';
+import { IDLE_SOCKETS, ROUND_TRIP_SHAPES } from './scenarios/relay.ts';
 import { floodPayload, STREAM_ROUNDS, streamRounds } from './relay_streams.ts';
-import type { SocketTarget } from './socket_load.ts';
+import { runSocketLoad, type SocketTarget } from './socket_load.ts';
 import { stalledNotes } from './stalled_sockets.ts';
 
 const LEGS: RelayFloorLeg[] = ['ws', 'stream'];
@@ -47,6 +49,26 @@ async function floors(upstream: string, modes: RelayFloorMode[], started: ChildP
   return targets;
 }
 
+/** Round trips over `targets` (direct first), 2 interleaved rounds; one line a target and shape. */
+async function roundTrips(targets: SocketTarget[], durationS: number): Promise<void> {
+  const payload = { query: 'query RelayBench { currentUser { id } }' };
+  const ratios = new Map<string, string[]>();
+  for (let round = 1; round <= 2; round++) {
+    for (const { sockets, inFlight } of ROUND_TRIP_SHAPES) {
+      let direct = NaN;
+      for (const t of targets) {
+        const m = await runSocketLoad({ ...t, payload, sockets, inFlight }, durationS, 0.5);
+        if (t.label === 'direct') direct = m.rps;
+        const key = `${t.label} ${sockets}x${inFlight}`;
+        ratios.set(key, [...ratios.get(key) ?? [], (m.rps / direct).toFixed(2)]);
+      }
+    }
+  }
+  for (const [key, values] of ratios) {
+    if (!key.startsWith('direct')) console.log(`round trips ${key} x direct: ${values.join(' ')}`);
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     args: Deno.args,
@@ -62,16 +84,14 @@ async function main(): Promise<void> {
     started.push(flood);
     const upstream = wsUrl(flood.url);
     const direct = { label: 'direct', url: upstream, initPayload: INIT, pid: flood.pid };
-    const { ranges } = await streamRounds(
-      [direct, ...await floors(upstream, MODES, started)],
-      Number(values.duration),
-      0.5,
-    );
+    const targets = [direct, ...await floors(upstream, MODES, started)];
+    const { ranges } = await streamRounds(targets, Number(values.duration), 0.5);
     console.log(`streams, ${STREAM_ROUNDS} interleaved rounds: min..max (median)`);
     for (const r of ranges.filter((r) => !r.subject.startsWith('direct'))) {
       const f = (n: number) => n.toFixed(2);
       console.log(`${r.subject}, ${r.figure}: ${f(r.min)}..${f(r.max)} (${f(r.median)})`);
     }
+    await roundTrips(targets, Number(values.duration));
     for (let round = 1; round <= 3; round++) {
       const fresh: ChildProcess[] = [];
       try {
