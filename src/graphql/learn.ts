@@ -20,10 +20,12 @@ const QUOTED_HEX24 = /"([0-9a-fA-F]{24})"/g;
  * must not be an escaped quote inside another string (`\"`).
  */
 export function idsInAnswer(text: string, max: number = MAX_IDS_LEARNED_PER_ANSWER): string[] {
-  const ids = new Set<string>();
   if (max <= 0) return [];
   QUOTED_HEX24.lastIndex = 0;
-  for (let m = QUOTED_HEX24.exec(text); m !== null; m = QUOTED_HEX24.exec(text)) {
+  let m = QUOTED_HEX24.exec(text);
+  if (m === null) return []; // most answers (a subscription's frames): nothing to learn, no set
+  const ids = new Set<string>();
+  for (; m !== null; m = QUOTED_HEX24.exec(text)) {
     if (escaped(text, m.index)) {
       // Re-scan from the closing quote, which may open a real string.
       QUOTED_HEX24.lastIndex = m.index + 25;

@@ -324,8 +324,8 @@ export class Connection {
         this.#pump();
       },
       message: (message) => this.#subs.fromUpstream(message, this.#token),
-      next: (id, payloadJson, idJson) =>
-        this.#subs.nextFromUpstream(id, payloadJson, this.#token, idJson),
+      next: (id, payloadJson, idJson, frame) =>
+        this.#subs.nextFromUpstream(id, payloadJson, this.#token, idJson, frame),
       gone: (close) => this.#upstreamGone(close),
     });
     this.#startFlow(this.#leg);

@@ -37,35 +37,56 @@ export interface FastNext {
   idJson: string;
   /** The re-serialised payload's JSON text: `{"data":..,"hasNext":..,"extensions":..}`. */
   payload: string;
+  /**
+   * The re-serialised frame's text when the frame arrived written exactly so (then it is the
+   * frame's own text, every character of it validated), else null (the caller writes it:
+   * `serialiseNext(id, payload, idJson)`).
+   */
+  frame: string | null;
 }
 
 /** The members the pass records, by slot: the frame's, then its payload's. */
 const SLOT = { type: 0, id: 1, payload: 2, data: 3, hasNext: 4, extensions: 5, errors: 6 } as const;
-const FRAME_KEYS = [['type', SLOT.type], ['id', SLOT.id], ['payload', SLOT.payload]] as const;
-const PAYLOAD_KEYS = [
-  ['data', SLOT.data],
-  ['hasNext', SLOT.hasNext],
-  ['extensions', SLOT.extensions],
-  ['errors', SLOT.errors],
-] as const;
+// the keys each level records, by their length (no two share one), and their slots
+const FRAME_KEYS: (string | undefined)[] = [];
+const FRAME_SLOTS: number[] = [];
+const PAYLOAD_KEYS: (string | undefined)[] = [];
+const PAYLOAD_SLOTS: number[] = [];
+for (
+  const [keys, slots, names] of [
+    [FRAME_KEYS, FRAME_SLOTS, ['type', 'id', 'payload']],
+    [PAYLOAD_KEYS, PAYLOAD_SLOTS, ['data', 'hasNext', 'extensions', 'errors']],
+  ] as const
+) {
+  for (const name of names) {
+    keys[name.length] = name;
+    slots[name.length] = SLOT[name];
+  }
+}
 
-// a string's characters up to its end or an escape; control characters stop it (not JSON)
+// a string's characters up to its end or an escape; control characters stop it (not JSON). A
+// regex: on 1 KiB strings it scans at about twice the speed of a loop over the characters
 // deno-lint-ignore no-control-regex
 const STRING_BODY = /[^"\\\u0000-\u001f]*/y;
-const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+/** Characters of a string scanned by hand before the regex takes over. */
+const SHORT_RUN = 16;
 
 /**
  * Whether the number text [start, end) reads back as `JSON.stringify` would write it: not past
  * the double's range (`1e400` reads as Infinity, the object path writes null) and not -0 (the
  * object path writes 0). Up to 15 characters without an exponent it cannot overflow.
  */
-function plainNumber(t: string, start: number, end: number): boolean {
-  let short = end - start <= 15;
-  for (let i = start; short && i < end; i++) short = (t.charCodeAt(i) | 0x20) !== 0x65; // e, E
+function plainNumber(t: string, start: number, end: number, exponent: boolean): boolean {
+  const short = !exponent && end - start <= 15;
   if (short && t.charCodeAt(start) !== 0x2d) return true;
   if (short && t.charCodeAt(start + 1) !== 0x30) return true;
   const value = Number(t.slice(start, end));
   return Number.isFinite(value) && !Object.is(value, -0);
+}
+
+/** Whether `c` is an ASCII digit. */
+function digit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
 }
 
 /** The cursor value of a pass that gave the frame up. */
@@ -82,6 +103,8 @@ class Scanner {
   spans = new Int32Array(14);
   /** Whether the frame's (last) `payload` member is an object. */
   payloadObject = false;
+  /** {@link canonical}: the index after the id's closing quote. */
+  idEnd = -1;
 
   reset(text: string): void {
     this.text = text;
@@ -105,11 +128,20 @@ class Scanner {
    */
   string(at: number, plain: boolean): number {
     const t = this.text;
+    const end = t.length;
     at++;
     for (;;) {
-      STRING_BODY.lastIndex = at;
-      STRING_BODY.test(t);
-      at = STRING_BODY.lastIndex;
+      // a short run by hand (most keys and values: a regex call costs more than their scan), the
+      // rest of a long one by the regex
+      const stop = at + SHORT_RUN < end ? at + SHORT_RUN : end;
+      for (let c = t.charCodeAt(at); at < stop && c !== 0x22 && c !== 0x5c && c >= 0x20;) {
+        c = t.charCodeAt(++at);
+      }
+      if (at === stop) {
+        STRING_BODY.lastIndex = at;
+        STRING_BODY.test(t);
+        at = STRING_BODY.lastIndex;
+      }
       const c = t.charCodeAt(at);
       if (c === 0x22) return at + 1;
       if (c !== 0x5c || plain) return GIVE_UP; // control character, end of text, or an escape
@@ -123,6 +155,33 @@ class Scanner {
     }
   }
 
+  /**
+   * A number (RFC 8259: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`) at `at`;
+   * answers the index after it, or GIVE_UP (also for one that does not read back the same,
+   * {@link plainNumber}).
+   */
+  number(at: number): number {
+    const t = this.text;
+    let i = at;
+    if (t.charCodeAt(i) === 0x2d) i++;
+    const first = t.charCodeAt(i);
+    if (first === 0x30) i++;
+    else if (first > 0x30 && first <= 0x39) { while (digit(t.charCodeAt(++i))); }
+    else return GIVE_UP;
+    if (t.charCodeAt(i) === 0x2e) {
+      if (!digit(t.charCodeAt(++i))) return GIVE_UP;
+      while (digit(t.charCodeAt(++i)));
+    }
+    const exponent = (t.charCodeAt(i) | 0x20) === 0x65; // e, E
+    if (exponent) {
+      const sign = t.charCodeAt(++i);
+      if (sign === 0x2b || sign === 0x2d) i++;
+      if (!digit(t.charCodeAt(i))) return GIVE_UP;
+      while (digit(t.charCodeAt(++i)));
+    }
+    return plainNumber(t, at, i, exponent) ? i : GIVE_UP;
+  }
+
   /** Any JSON value at `at` (whitespace already skipped); answers the index after it. */
   value(at: number, depth: number): number {
     const t = this.text;
@@ -133,10 +192,7 @@ class Scanner {
     if (c === 0x74) return t.startsWith('true', at) ? at + 4 : GIVE_UP;
     if (c === 0x66) return t.startsWith('false', at) ? at + 5 : GIVE_UP;
     if (c === 0x6e) return t.startsWith('null', at) ? at + 4 : GIVE_UP;
-    NUMBER.lastIndex = at;
-    if (!NUMBER.test(t) || NUMBER.lastIndex === at) return GIVE_UP;
-    const end = NUMBER.lastIndex;
-    return plainNumber(t, at, end) ? end : GIVE_UP;
+    return this.number(at);
   }
 
   array(at: number, depth: number): number {
@@ -157,12 +213,11 @@ class Scanner {
 
   /** The slot of a key (without escapes) at `level` (1: the frame, 2: its payload), or -1. */
   slot(keyStart: number, keyEnd: number, level: number): number {
-    const keys = level === 1 ? FRAME_KEYS : level === 2 ? PAYLOAD_KEYS : null;
-    if (keys === null) return -1;
-    for (const [name, slot] of keys) {
-      if (keyEnd - keyStart === name.length && this.text.startsWith(name, keyStart)) return slot;
-    }
-    return -1;
+    if (level === 0) return -1;
+    const keys = level === 1 ? FRAME_KEYS : PAYLOAD_KEYS;
+    const name = keys[keyEnd - keyStart];
+    if (name === undefined || !this.text.startsWith(name, keyStart)) return -1;
+    return (level === 1 ? FRAME_SLOTS : PAYLOAD_SLOTS)[keyEnd - keyStart];
   }
 
   /**
@@ -201,7 +256,43 @@ class Scanner {
       at = this.ws(at + 1);
     }
   }
+
+  /**
+   * Reads the text as a frame already written exactly as the relay re-serialises it
+   * (`{"id":"<id>","type":"next","payload":{..}}`, no whitespace between members, the payload's
+   * members among `data`, `hasNext`, `extensions`, each once and in that order, the id without
+   * escapes; what graphql-ws servers send). Answers the payload's end, else GIVE_UP (the general
+   * pass then decides). `idEnd`: the index after the id's closing quote.
+   */
+  canonical(): number {
+    const t = this.text;
+    if (!t.startsWith(CANONICAL_HEAD)) return GIVE_UP;
+    const idEnd = this.idEnd = this.string(CANONICAL_HEAD.length - 1, true);
+    if (idEnd < CANONICAL_HEAD.length + 2 || !t.startsWith(CANONICAL_MID, idEnd)) return GIVE_UP;
+    let at = idEnd + CANONICAL_MID.length;
+    let last: number = SLOT.payload; // the slot of the last member read: each must come after it
+    if (t.charCodeAt(at) === 0x7d) return at + 1;
+    for (;;) {
+      if (t.charCodeAt(at) !== 0x22) return GIVE_UP;
+      const keyEnd = this.string(at, true);
+      if (keyEnd < 0) return GIVE_UP;
+      const slot = this.slot(at + 1, keyEnd - 1, 2);
+      if (slot <= last || slot === SLOT.errors || t.charCodeAt(keyEnd) !== 0x3a) return GIVE_UP;
+      last = slot;
+      at = this.value(keyEnd + 1, 2);
+      if (at < 0) return GIVE_UP;
+      const c = t.charCodeAt(at);
+      if (c === 0x7d) return at + 1;
+      if (c !== 0x2c) return GIVE_UP;
+      at++;
+    }
+  }
 }
+
+/** How a frame written as the relay writes it begins, up to its id's opening quote. */
+const CANONICAL_HEAD = '{"id":"';
+/** What follows its id's closing quote, up to the payload's opening brace. */
+const CANONICAL_MID = ',"type":"next","payload":{';
 
 /** The result fields that travel, in the order the object path writes them (no `errors`). */
 const RESULT_FIELDS = [
@@ -218,6 +309,18 @@ const scanner = new Scanner();
  */
 export function scanNext(text: string): FastNext | null {
   const s = scanner;
+  s.text = text;
+  const payloadEnd = s.canonical();
+  s.text = ''; // keep no frame alive between passes
+  if (payloadEnd >= 0 && payloadEnd === text.length - 1 && text.charCodeAt(payloadEnd) === 0x7d) {
+    const idEnd = s.idEnd;
+    return {
+      id: text.slice(CANONICAL_HEAD.length, idEnd - 1),
+      idJson: text.slice(CANONICAL_HEAD.length - 1, idEnd),
+      payload: text.slice(idEnd + CANONICAL_MID.length - 1, payloadEnd),
+      frame: text,
+    };
+  }
   s.reset(text);
   let at = s.ws(0);
   if (text.charCodeAt(at) !== 0x7b) return null;
@@ -246,5 +349,6 @@ export function scanNext(text: string): FastNext | null {
     id: text.slice(idStart + 1, idEnd - 1),
     idJson: text.slice(idStart, idEnd),
     payload: `${out}}`,
+    frame: null,
   };
 }

@@ -162,13 +162,20 @@ export class Subscriptions {
    * A next frame's payload, re-serialised and rewritten (`payloadJson`: the result's JSON text;
    * the fast path gives one without `errors`, where SPEC "Error envelope" has nothing to
    * rewrite): the token cut out, the frame sent, the fence taught. Dropped for ids not open.
-   * `idJson`: the id's JSON text, when the caller has it.
+   * `idJson`: the id's JSON text, when the caller has it; `frame`: the frame already written
+   * (`serialiseNext(id, payloadJson, idJson)`), when the caller has it.
    */
-  nextFromUpstream(id: string, payloadJson: string, secret: string | null, idJson?: string): void {
+  nextFromUpstream(
+    id: string,
+    payloadJson: string,
+    secret: string | null,
+    idJson?: string,
+    frame?: string | null,
+  ): void {
     const sub = this.#open.get(id);
     if (!sub) return;
     const json = scrub(payloadJson, secret);
-    this.#toBrowser(serialiseNext(id, json, idJson));
+    this.#toBrowser(json === payloadJson && frame ? frame : serialiseNext(id, json, idJson));
     this.#ctx.deps.frameRelayed?.();
     if (sub.learn) this.#learn(sub.learn, json);
   }

@@ -35,9 +35,10 @@ export interface UpstreamLegEvents {
   message(message: UpstreamMessage): void;
   /**
    * A `next` frame taken by the fast path (`next_frame.ts`): its id, its payload already
-   * re-serialised (a result without `errors`), and the id's JSON text.
+   * re-serialised (a result without `errors`), the id's JSON text, and the re-serialised frame
+   * when it arrived written so (else null).
    */
-  next(id: string, payloadJson: string, idJson: string): void;
+  next(id: string, payloadJson: string, idJson: string, frame: string | null): void;
   /** The leg ended on the upstream's side or was dropped; the socket ends with `close`. */
   gone(close: CloseSpec): void;
 }
@@ -162,7 +163,7 @@ export class UpstreamLeg {
       });
     }
     const fast = text === null ? null : scanNext(text);
-    if (fast !== null) return this.#events.next(fast.id, fast.payload, fast.idJson);
+    if (fast !== null) return this.#events.next(fast.id, fast.payload, fast.idJson, fast.frame);
     const parsed = parseUpstreamFrame(text);
     if (!parsed.ok) {
       return this.#drop(`invalid frame: ${parsed.reason}`, { code: 4400, reason: parsed.reason });

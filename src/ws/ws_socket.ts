@@ -9,7 +9,7 @@
  */
 import { WebSocket as WsWebSocket } from 'ws';
 import type { Agent } from 'node:http';
-import process from 'node:process';
+import { type BatchSink, TurnBatch } from './turn_batch.ts';
 import type { UpstreamFactory, UpstreamSocket } from './socket.ts';
 
 /** Byte size of a `ws` message (Buffer, ArrayBuffer or Buffer[] by binaryType). */
@@ -31,10 +31,15 @@ function wsText(data: unknown): string {
   return String(data);
 }
 
-/** The TCP socket under a `ws` WebSocket (its `_socket`), as far as corking goes. */
-interface Corkable {
-  cork(): void;
-  uncork(): void;
+/**
+ * The batch of a server socket's text frames (turn_batch.ts), written to the TCP socket under
+ * the `ws` WebSocket (its `_socket`); null where `ws` must frame them itself: no TCP socket, or
+ * compression agreed.
+ */
+function turnBatch(ws: WsWebSocket): TurnBatch | null {
+  const socket = (ws as unknown as { _socket?: Partial<BatchSink> })._socket;
+  if (typeof socket?.write !== 'function' || ws.extensions !== '') return null;
+  return new TurnBatch(socket as BatchSink);
 }
 
 /**
@@ -50,33 +55,19 @@ export function adaptWsSocket(
 ): UpstreamSocket {
   ws.on('error', () => {/* a 'close' follows */});
   // The browser's socket (`server`): frames sent in one turn of the event loop (a stream's
-  // frames arrive many to a TCP read) go to the kernel in one write: the socket is corked at the
-  // turn's first send and uncorked once the turn's code has run. A write per frame cost most of
-  // a relayed frame's CPU on Node (docs/benchmarks.md, relay). Corked bytes count in
-  // `bufferedAmount`, so flow control sees them. The upstream leg (`client`) carries the
-  // browser's few frames and is not corked: under Deno's node:net, a corked leg whose peer had
-  // stopped reading no longer reached its stall close (tests/ws/flow_test.ts).
-  const batch = role === 'server';
-  let corked: Corkable | null = null;
-  const uncork = () => {
-    const socket = corked;
-    corked = null;
-    socket?.uncork();
-  };
+  // frames arrive many to a TCP read) go to the kernel in one write of one buffer (turn_batch.ts;
+  // docs/benchmarks.md, relay). Its bytes count in `bufferedAmount`, so flow control sees them;
+  // it is written before a close or a ping. The upstream leg (`client`) carries the browser's few
+  // frames, masked, through `ws` itself.
+  const batch = role === 'server' ? turnBatch(ws) : null;
   return {
     send(text) {
       if (ws.readyState !== WsWebSocket.OPEN) return;
-      if (batch && corked === null) {
-        const socket = (ws as unknown as { _socket?: Partial<Corkable> })._socket;
-        if (socket?.cork && socket.uncork) {
-          socket.cork();
-          corked = socket as Corkable;
-          process.nextTick(uncork);
-        }
-      }
-      ws.send(text);
+      if (batch) batch.add(text);
+      else ws.send(text);
     },
     close(code, reason) {
+      batch?.flush();
       if (ws.isPaused) ws.resume(); // read the peer's close frame (a paused socket never would)
       if (ws.readyState === WsWebSocket.OPEN || ws.readyState === WsWebSocket.CONNECTING) {
         try {
@@ -98,15 +89,17 @@ export function adaptWsSocket(
       ws.on('open', () => cb());
     },
     ping() {
+      batch?.flush();
       if (ws.readyState === WsWebSocket.OPEN) ws.ping();
     },
     onPong(cb) {
       ws.on('pong', () => cb());
     },
     terminate() {
+      batch?.clear();
       ws.terminate();
     },
-    bufferedAmount: () => ws.bufferedAmount,
+    bufferedAmount: () => ws.bufferedAmount + (batch?.bytes ?? 0),
     pause() {
       if (ws.readyState === WsWebSocket.OPEN && !ws.isPaused) ws.pause();
     },

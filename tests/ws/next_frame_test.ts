@@ -16,12 +16,14 @@ function objectPath(text: string): string | null {
   return serialiseNext(parsed.message.id, JSON.stringify(rebuildResult(parsed.message.payload)));
 }
 
-/** The fast path's frame for `text`, or null. */
+/** The fast path's frame for `text`, or null (a frame taken as its own text must be that frame). */
 function fastPath(text: string): string | null {
   const fast = scanNext(text);
   if (fast === null) return null;
   assert.equal(fast.idJson, JSON.stringify(fast.id));
-  return serialiseNext(fast.id, fast.payload, fast.idJson);
+  const written = serialiseNext(fast.id, fast.payload, fast.idJson);
+  if (fast.frame !== null) assert.equal(fast.frame, written, text);
+  return written;
 }
 
 Deno.test('next frames: only the protocol fields leave, in the object path order', () => {
@@ -90,6 +92,35 @@ Deno.test('next frames: everything else is left to the object path', () => {
   for (const text of cases) assert.equal(scanNext(text), null, text);
 });
 
+Deno.test('next frames: a frame written as the relay writes it leaves as its own text', () => {
+  const own = [
+    '{"id":"1","type":"next","payload":{"data":{"a":[1,"x\\n",null,true]}}}',
+    '{"id":"s-1","type":"next","payload":{"data":null,"hasNext":true,"extensions":{"x":[1, 2]}}}',
+    '{"id":"1","type":"next","payload":{"hasNext":false}}',
+    '{"id":"1","type":"next","payload":{}}',
+  ];
+  for (const text of own) {
+    assert.equal(scanNext(text)?.frame, text, text);
+    assert.equal(fastPath(text), text);
+  }
+  const rewritten = [
+    '{"id":"1","type":"next","payload":{"data":1} }', // whitespace between members
+    '{"id":"1", "type":"next","payload":{"data":1}}',
+    '{"id":"1","type":"next","payload":{ "data":1}}',
+    '{"id":"1","type":"next","payload":{"hasNext":true,"data":1}}', // another order
+    '{"id":"1","type":"next","payload":{"data":1,"data":2}}', // a repeated member
+    '{"id":"1","type":"next","payload":{"data":1,"label":"x"}}', // a field that does not travel
+    '{"id":"1","type":"next","payload":{"data":1},"x":1}',
+    '{"type":"next","id":"1","payload":{"data":1}}',
+  ];
+  for (const text of rewritten) {
+    const fast = scanNext(text);
+    assert.ok(fast !== null, text);
+    assert.equal(fast.frame, null, text);
+    assert.deepEqual(JSON.parse(fastPath(text)!), JSON.parse(objectPath(text)!), text);
+  }
+});
+
 /** A next frame around arbitrary JSON values, keys in any order, extra keys at both levels. */
 const nextFrames = fc.record({
   id: fc.string({ minLength: 1, maxLength: 8 }).filter((s) => JSON.stringify(s) === `"${s}"`),
@@ -103,10 +134,18 @@ const nextFrames = fc.record({
   JSON.stringify({ ...extra, type: 'next', payload: result, id }, null, space)
 );
 
+/** A next frame written as the relay writes it: no whitespace, result fields in order. */
+const ownFrames = fc.record({
+  id: fc.string({ minLength: 1, maxLength: 8 }).filter((s) => JSON.stringify(s) === `"${s}"`),
+  data: fc.option(fc.jsonValue({ maxDepth: 4 }), { nil: undefined }),
+  hasNext: fc.option(fc.boolean(), { nil: undefined }),
+  extensions: fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined }),
+}).map(({ id, ...result }) => JSON.stringify({ id, type: 'next', payload: result }));
+
 Deno.test('next frames: what the fast path takes reads back as what the object path emits', () => {
   let taken = 0;
   fc.assert(
-    fc.property(nextFrames, (text) => {
+    fc.property(fc.oneof(nextFrames, ownFrames), (text) => {
       const fast = fastPath(text);
       if (fast === null) return; // left to the object path (e.g. a \u escape)
       taken++;
@@ -119,7 +158,7 @@ Deno.test('next frames: what the fast path takes reads back as what the object p
 
 Deno.test('next frames: a frame broken anywhere is never taken unless it is still JSON', () => {
   const broken = fc.tuple(
-    nextFrames,
+    fc.oneof(nextFrames, ownFrames),
     fc.nat(),
     fc.constantFrom('', '"', '\\', '{', ']', ',', 'e', '\n', '\u0001'),
   )

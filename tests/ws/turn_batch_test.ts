@@ -1,0 +1,102 @@
+/**
+ * The browser leg on `ws` (src/ws/ws_socket.ts with src/ws/turn_batch.ts): text frames sent in
+ * one turn are written in one buffer. A real `ws` client must read every frame whole and in
+ * order at every header size (7-bit, 16-bit and 64-bit lengths), UTF-8 beyond ASCII, and a close
+ * asked for in the same turn after them; the held bytes count as unsent until they are written.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocket as WsWebSocket, WebSocketServer } from 'ws';
+import { adaptWsSocket } from '../../src/ws/mod.ts';
+import type { UpstreamSocket } from '../../src/ws/socket.ts';
+
+/** A `ws` server on a free port whose one connection is handed to `serve`, adapted. */
+async function server(serve: (socket: UpstreamSocket) => void) {
+  const wss = new WebSocketServer({ noServer: true });
+  const httpServer = http.createServer();
+  httpServer.on('upgrade', (req, sock, head) => {
+    wss.handleUpgrade(req, sock, head, (ws) => serve(adaptWsSocket(ws)));
+  });
+  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+  const { port } = httpServer.address() as AddressInfo;
+  return {
+    url: `ws://127.0.0.1:${port}`,
+    close: () => {
+      wss.close();
+      return new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    },
+  };
+}
+
+/** Every text message a client reads, and how it was closed. */
+function read(url: string): Promise<{ texts: string[]; code: number; reason: string }> {
+  const client = new WsWebSocket(url);
+  const texts: string[] = [];
+  return new Promise((resolve, reject) => {
+    client.on('message', (data, isBinary) => {
+      assert.equal(isBinary, false);
+      texts.push(String(data));
+    });
+    client.on('close', (code, reason) => resolve({ texts, code, reason: String(reason) }));
+    client.on('error', reject);
+  });
+}
+
+Deno.test('frames sent in one turn reach a ws client whole, in order, before the close', async () => {
+  const sent = [
+    '',
+    'a',
+    'x'.repeat(125), // the largest 7-bit length
+    'y'.repeat(126), // the smallest 16-bit length
+    'é€😀 and more',
+    'z'.repeat(0xffff), // the largest 16-bit length
+    '\ud800 lone', // written as U+FFFD, as Buffer.from writes it
+    'w'.repeat(0x10000 + 7), // a 64-bit length
+    '{"id":"1","type":"next","payload":{}}',
+  ];
+  let unsent: number[] = [];
+  const host = await server((socket) => {
+    unsent = sent.map((text) => {
+      socket.send(text);
+      return socket.bufferedAmount();
+    });
+    socket.close(4000, 'done');
+  });
+  try {
+    const got = await read(host.url);
+    assert.deepEqual(got.texts, sent.map((t) => t.replace('\ud800', '\ufffd')));
+    assert.equal(got.code, 4000);
+    assert.equal(got.reason, 'done');
+    // every frame's bytes counted while held: header + UTF-8 payload, growing frame by frame
+    const header = (n: number) => (n < 126 ? 2 : n < 0x10000 ? 4 : 10);
+    let total = 0;
+    const want = sent.map((text) => {
+      const n = new TextEncoder().encode(text).length;
+      return total += header(n) + n;
+    });
+    assert.deepEqual(unsent, want);
+  } finally {
+    await host.close();
+  }
+});
+
+Deno.test('frames of separate turns each arrive, and none after the socket is gone', async () => {
+  const host = await server((socket) => {
+    socket.send('first');
+    setTimeout(() => {
+      socket.send('second');
+      setTimeout(() => {
+        socket.send('third');
+        socket.terminate!(); // dropped with the connection: never written
+      }, 10);
+    }, 10);
+  });
+  try {
+    const got = await read(host.url);
+    assert.deepEqual(got.texts, ['first', 'second']);
+    assert.equal(got.code, 1006);
+  } finally {
+    await host.close();
+  }
+});
