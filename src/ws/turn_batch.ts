@@ -9,7 +9,9 @@
  * UTF-8, a lone surrogate as U+FFFD as `Buffer.from` writes it). The owner flushes before
  * anything else it writes to the same socket (a close, a ping), so frames never pass each other;
  * a control frame `ws` writes on its own (a pong) may go before the frames of the turn, which the
- * protocol allows between messages. Bytes held here count as unsent (`bytes`), so flow control and
+ * protocol allows between messages. A close `ws` writes on its own (answering the peer's close,
+ * or failing the socket) ends the turn's frames instead: no data frame may follow a close frame
+ * (RFC 6455 5.5.1), so a batch whose socket is no longer open when it is written is dropped. Bytes held here count as unsent (`bytes`), so flow control and
  * the memory account see them.
  */
 import { Buffer } from 'node:buffer';
@@ -39,9 +41,12 @@ export class TurnBatch {
     this.flush();
   };
 
-  /** Binds the batch to the socket it writes to. */
-  constructor(sink: BatchSink) {
+  #open: () => boolean;
+
+  /** Binds the batch to the socket it writes to; `open` says whether data frames may still go. */
+  constructor(sink: BatchSink, open: () => boolean) {
     this.#sink = sink;
+    this.#open = open;
   }
 
   /** Frame bytes held and not yet written (headers included). */
@@ -64,6 +69,7 @@ export class TurnBatch {
   flush(): void {
     const texts = this.#texts;
     if (texts.length === 0) return;
+    if (!this.#open()) return this.clear();
     const lengths = this.#lengths;
     const out = Buffer.allocUnsafe(this.#bytes);
     let at = 0;

@@ -39,7 +39,7 @@ function wsText(data: unknown): string {
 function turnBatch(ws: WsWebSocket): TurnBatch | null {
   const socket = (ws as unknown as { _socket?: Partial<BatchSink> })._socket;
   if (typeof socket?.write !== 'function' || ws.extensions !== '') return null;
-  return new TurnBatch(socket as BatchSink);
+  return new TurnBatch(socket as BatchSink, () => ws.readyState === WsWebSocket.OPEN);
 }
 
 /**

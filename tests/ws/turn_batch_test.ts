@@ -100,3 +100,80 @@ Deno.test('frames of separate turns each arrive, and none after the socket is go
     await host.close();
   }
 });
+
+/**
+ * Frames a raw client reads: it upgrades, sends one masked text frame and a masked close frame
+ * in one write, then records every frame the server sends (opcode, payload) until it hangs up.
+ */
+async function rawPeerClose(url: string): Promise<{ opcode: number; payload: Uint8Array }[]> {
+  const { hostname, port } = new URL(url);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  const enc = new TextEncoder();
+  await conn.write(enc.encode(
+    `GET / HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+  ));
+  const masked = (opcode: number, payload: Uint8Array) => {
+    const out = new Uint8Array(6 + payload.length); // payloads here are under 126 bytes
+    out[0] = 0x80 | opcode;
+    out[1] = 0x80 | payload.length;
+    for (let i = 0; i < payload.length; i++) out[6 + i] = payload[i]; // mask key 0
+    return out;
+  };
+  let bytes = new Uint8Array(0);
+  const buf = new Uint8Array(64 * 1024);
+  const append = (n: number) => {
+    const next = new Uint8Array(bytes.length + n);
+    next.set(bytes);
+    next.set(buf.subarray(0, n), bytes.length);
+    bytes = next;
+  };
+  // wait for the 101 before sending frames
+  while (!new TextDecoder().decode(bytes).includes('\r\n\r\n')) {
+    const n = await conn.read(buf);
+    if (n === null) throw new Error('no upgrade answer');
+    append(n);
+  }
+  bytes = bytes.subarray(new TextDecoder().decode(bytes).indexOf('\r\n\r\n') + 4);
+  const text = masked(0x1, enc.encode('hello'));
+  const close = masked(0x8, new Uint8Array([0x03, 0xe8])); // 1000
+  const both = new Uint8Array(text.length + close.length);
+  both.set(text);
+  both.set(close, text.length);
+  await conn.write(both);
+  for (;;) {
+    const n = await conn.read(buf).catch(() => null);
+    if (n === null) break;
+    append(n);
+  }
+  conn.close();
+  const frames: { opcode: number; payload: Uint8Array }[] = [];
+  for (let at = 0; at + 2 <= bytes.length;) {
+    let len = bytes[at + 1] & 0x7f;
+    let head = 2;
+    if (len === 126) [len, head] = [(bytes[at + 2] << 8) | bytes[at + 3], 4];
+    frames.push({ opcode: bytes[at] & 0x0f, payload: bytes.subarray(at + head, at + head + len) });
+    at += head + len;
+  }
+  return frames;
+}
+
+Deno.test('a peer that closes in the turn its frame arrives gets no data frame after the close', async () => {
+  const host = await server((socket) => {
+    // the relay answers a browser frame in the same turn: the reply is held for the turn's end,
+    // and `ws` answers the browser's close (which came in the same read) before it
+    socket.onMessage(() => socket.send('{"type":"pong"}'));
+  });
+  try {
+    const frames = await rawPeerClose(host.url);
+    const closeAt = frames.findIndex((f) => f.opcode === 0x8);
+    assert.ok(closeAt >= 0, 'the server answered the close');
+    assert.deepEqual(
+      frames.slice(closeAt + 1).map((f) => f.opcode),
+      [],
+      'nothing after the close frame (RFC 6455 5.5.1)',
+    );
+  } finally {
+    await host.close();
+  }
+});
