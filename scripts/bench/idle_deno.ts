@@ -1,14 +1,15 @@
 /**
- * Memory per idle relayed socket on the Deno runtime, split (docs/benchmarks.md "WebSocket
- * relay"): the Deno host and the Deno floors (floors/null_relay.ts, `pass` and `plain`, the
+ * Memory per idle relayed socket on the Deno runtime, split (docs/benchmarks.md "Where the Deno
+ * host's idle socket goes"): the Deno host and the Deno floors (floors/null_relay.ts, `pass` and `plain`, the
  * host's two legs) against the flood upstream, each a fresh process per target and round,
- * interleaved. Per target and round it prints the resident memory per socket (idle_sockets.ts:
- * 1000 acknowledged idle sockets after 100) and, through the process's inspector, the JavaScript
- * heap used per socket after a forced collection (V8's `Runtime.getHeapUsage`), so that
- * native = resident - heap.
+ * interleaved. Per target and round it prints the resident memory per socket as the relay scenario
+ * reads it (idle_sockets.ts: 1000 acknowledged idle sockets after 100, no collection forced) and,
+ * from a second fresh process with an inspector, the resident memory and the JavaScript heap used
+ * per socket, each read after a forced collection (V8's `Runtime.getHeapUsage`); the rest
+ * (resident - heap) is native memory plus heap pages the collection left committed.
  *
  * Not part of `deno task bench`: `deno run --allow-all scripts/bench/idle_deno.ts [--rounds 3]
- * [--targets host,pass,plain]`. Check that no other benchmark or test run shares the machine
+ * [--targets host,pass,plain] [--tree <label>=<dir>] [--v8 <flags>]`. Check that no other benchmark or test run shares the machine
  * first.
  */
 import { parseArgs } from 'node:util';
@@ -163,7 +164,7 @@ async function main(): Promise<void> {
         console.log(
           `r${round} ${target}: resident ${kib(resident.rss)} KiB a socket; after collections: ` +
             `resident ${kib(split.rss)}, heap ${kib(split.heap)}, ` +
-            `native ${kib(split.rss - split.heap)} KiB`,
+            `the rest ${kib(split.rss - split.heap)} KiB`,
         );
       }
     }
