@@ -120,66 +120,120 @@ export function adaptWebSocket(
   role: 'server' | 'client' = 'server',
   linger: CloseLinger = CLOSE_LINGER,
 ): UpstreamSocket {
-  ws.binaryType = 'arraybuffer';
-  let closeWhenOpen: [number, string] | null = null;
-  let lastMessageAt = -Infinity;
-  let closing: { code: number; reason: string; deadline: number } | null = null;
-  let lingerTimer: ReturnType<typeof setTimeout> | undefined;
-  ws.addEventListener('error', () => {/* a close event follows; nothing to do */});
-  ws.addEventListener('open', () => {
-    if (closeWhenOpen) ws.close(...closeWhenOpen);
-  });
-  ws.addEventListener('message', () => lastMessageAt = Date.now());
-  ws.addEventListener('close', () => clearTimeout(lingerTimer));
+  return new WebSocketLeg(ws, role, linger);
+}
 
-  const closeNow = (code: number, reason: string) => {
+/**
+ * The adapter behind {@link adaptWebSocket}. Its methods live on the prototype and it listens
+ * through itself (`handleEvent`): one listener per event type and no closures, since an idle
+ * relayed socket's memory counts (docs/benchmarks.md "WebSocket relay"). 'open' is listened to
+ * only where something waits for it.
+ */
+class WebSocketLeg implements UpstreamSocket {
+  #ws: WebSocket;
+  #role: 'server' | 'client';
+  #linger: CloseLinger;
+  #closeWhenOpen: [number, string] | null = null;
+  #lastMessageAt = -Infinity;
+  #closing: { code: number; reason: string; deadline: number } | null = null;
+  #lingerTimer: ReturnType<typeof setTimeout> | undefined;
+  #onMessage: ((text: string | null, bytes: number) => void) | null = null;
+  #onClose: ((code: number, reason: string) => void) | null = null;
+  #onOpen: (() => void) | null = null;
+  #listensOpen = false;
+
+  constructor(ws: WebSocket, role: 'server' | 'client', linger: CloseLinger) {
+    this.#ws = ws;
+    this.#role = role;
+    this.#linger = linger;
+    ws.binaryType = 'arraybuffer';
+    ws.addEventListener('error', this); // a close event follows; nothing to do
+    ws.addEventListener('message', this);
+    ws.addEventListener('close', this);
+  }
+
+  /** The socket's events, all through this one listener. */
+  handleEvent(event: Event): void {
+    if (event.type === 'message') this.#message(event as MessageEvent);
+    else if (event.type === 'close') {
+      clearTimeout(this.#lingerTimer);
+      const { code, reason } = event as CloseEvent;
+      this.#onClose?.(code, reason);
+    } else if (event.type === 'open') {
+      if (this.#closeWhenOpen) this.#ws.close(...this.#closeWhenOpen);
+      this.#onOpen?.();
+    }
+  }
+
+  #message(event: MessageEvent): void {
+    this.#lastMessageAt = Date.now();
+    if (this.#closing || !this.#onMessage) return;
+    const data: unknown = event.data;
+    if (typeof data === 'string') this.#onMessage(data, utf8Length(data));
+    else this.#onMessage(null, binaryBytes(data));
+  }
+
+  #listenOpen(): void {
+    if (this.#listensOpen) return;
+    this.#listensOpen = true;
+    this.#ws.addEventListener('open', this);
+  }
+
+  #closeNow(code: number, reason: string): void {
+    const ws = this.#ws;
     if (ws.readyState !== WebSocket.OPEN) return;
     try {
       ws.close(code, reason);
     } catch {
       ws.close(); // a code the Web API refuses: close without one rather than stay open
     }
-  };
-  const closeWhenQuiet = () => {
-    const now = Date.now();
-    const quietFor = now - lastMessageAt;
-    if (quietFor >= linger.quietMs || now >= closing!.deadline) {
-      return closeNow(closing!.code, closing!.reason);
-    }
-    const wait = Math.min(linger.quietMs - quietFor, closing!.deadline - now);
-    lingerTimer = setTimeout(closeWhenQuiet, Math.max(1, wait));
-  };
+  }
 
-  return {
-    send(text) {
-      if (ws.readyState === WebSocket.OPEN && !closing) ws.send(text);
-    },
-    close(code, reason) {
-      if (closing) return;
-      if (ws.readyState === WebSocket.CONNECTING && role === 'server') {
-        closeWhenOpen = [code, reason];
-      } else if (ws.readyState === WebSocket.CONNECTING) ws.close();
-      else if (ws.readyState === WebSocket.OPEN && role === 'server') {
-        closing = { code, reason, deadline: Date.now() + linger.maxMs };
-        closeWhenQuiet();
-      } else closeNow(code, reason);
-    },
-    onMessage(cb) {
-      ws.addEventListener('message', (event) => {
-        if (closing) return;
-        const data: unknown = event.data;
-        if (typeof data === 'string') cb(data, utf8Length(data));
-        else cb(null, binaryBytes(data));
-      });
-    },
-    onClose(cb) {
-      ws.addEventListener('close', (event) => cb(event.code, event.reason));
-    },
-    onOpen(cb) {
-      ws.addEventListener('open', () => cb());
-    },
-    bufferedAmount: () => ws.bufferedAmount,
-  };
+  #closeWhenQuiet(): void {
+    const closing = this.#closing!;
+    const { quietMs } = this.#linger;
+    const now = Date.now();
+    const quietFor = now - this.#lastMessageAt;
+    if (quietFor >= quietMs || now >= closing.deadline) {
+      return this.#closeNow(closing.code, closing.reason);
+    }
+    const wait = Math.min(quietMs - quietFor, closing.deadline - now);
+    this.#lingerTimer = setTimeout(() => this.#closeWhenQuiet(), Math.max(1, wait));
+  }
+
+  send(text: string): void {
+    if (this.#ws.readyState === WebSocket.OPEN && !this.#closing) this.#ws.send(text);
+  }
+
+  close(code: number, reason: string): void {
+    if (this.#closing) return;
+    const ws = this.#ws;
+    if (ws.readyState === WebSocket.CONNECTING && this.#role === 'server') {
+      this.#closeWhenOpen = [code, reason];
+      this.#listenOpen();
+    } else if (ws.readyState === WebSocket.CONNECTING) ws.close();
+    else if (ws.readyState === WebSocket.OPEN && this.#role === 'server') {
+      this.#closing = { code, reason, deadline: Date.now() + this.#linger.maxMs };
+      this.#closeWhenQuiet();
+    } else this.#closeNow(code, reason);
+  }
+
+  onMessage(cb: (text: string | null, bytes: number) => void): void {
+    this.#onMessage = cb;
+  }
+
+  onClose(cb: (code: number, reason: string) => void): void {
+    this.#onClose = cb;
+  }
+
+  onOpen(cb: () => void): void {
+    this.#onOpen = cb;
+    this.#listenOpen();
+  }
+
+  bufferedAmount(): number {
+    return this.#ws.bufferedAmount;
+  }
 }
 
 /**

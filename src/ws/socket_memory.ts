@@ -66,21 +66,22 @@ export class SocketMemory {
   countInHand(open: UpstreamFactory): UpstreamFactory {
     return (url, protocol, options) => {
       const socket = open(url, protocol, options);
-      return {
-        ...socket,
-        onMessage: (cb) =>
-          socket.onMessage((text, bytes) => {
-            if (bytes < IN_HAND_MIN_BYTES) return cb(text, bytes);
-            this.#inHand = bytes * IN_HAND_COPIES;
+      // the socket itself, its onMessage wrapped: no copy of it (a copy would also lose the
+      // methods of a socket that is a class instance)
+      const onMessage = socket.onMessage.bind(socket);
+      socket.onMessage = (cb) =>
+        onMessage((text, bytes) => {
+          if (bytes < IN_HAND_MIN_BYTES) return cb(text, bytes);
+          this.#inHand = bytes * IN_HAND_COPIES;
+          this.report();
+          try {
+            cb(text, bytes);
+          } finally {
+            this.#inHand = 0;
             this.report();
-            try {
-              cb(text, bytes);
-            } finally {
-              this.#inHand = 0;
-              this.report();
-            }
-          }),
-      };
+          }
+        });
+      return socket;
     };
   }
 
