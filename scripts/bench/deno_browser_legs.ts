@@ -15,7 +15,8 @@
  * (median)), then memory per idle socket (idle_sockets.ts), a fresh floor per target and round.
  *
  * Not part of `deno task bench`: `deno run --allow-all scripts/bench/deno_browser_legs.ts
- * [--duration <s>] [--memory-rounds <n>]`. Check that no other benchmark or test run shares the
+ * [--duration <s>] [--memory-rounds <n>] [--floors deno,node-turn]` (default: every floor, 2
+ * memory rounds; about 9 minutes). Check that no other benchmark or test run shares the
  * machine first.
  */
 import { parseArgs } from 'node:util';
@@ -49,10 +50,16 @@ export function floorOnDeno(file: string, upstream: string, mode: RelayFloorMode
 }
 
 /** Starts every floor in both modes; labelled `<floor> <mode>`. */
-async function floors(upstream: string, started: ChildProcess[]): Promise<SocketTarget[]> {
+async function floors(
+  upstream: string,
+  names: string[],
+  started: ChildProcess[],
+): Promise<SocketTarget[]> {
   const targets: SocketTarget[] = [];
   for (const mode of MODES) {
-    for (const [name, start] of Object.entries(FLOORS)) {
+    for (const name of names) {
+      const start = FLOORS[name];
+      if (!start) throw new Error(`no floor ${name}: ${Object.keys(FLOORS).join(', ')}`);
       const floor = await start(upstream, mode);
       started.push(floor);
       targets.push({
@@ -72,8 +79,10 @@ async function main(): Promise<void> {
     options: {
       duration: { type: 'string', default: '2' },
       'memory-rounds': { type: 'string', default: '2' },
+      floors: { type: 'string', default: Object.keys(FLOORS).join(',') },
     },
   });
+  const names = values.floors.split(',');
   const started: ChildProcess[] = [];
   try {
     const flood = await startChildProcess({
@@ -84,7 +93,7 @@ async function main(): Promise<void> {
     started.push(flood);
     const upstream = wsUrl(flood.url);
     const direct = { label: 'direct', url: upstream, initPayload: INIT, pid: flood.pid };
-    const targets = [direct, ...await floors(upstream, started)];
+    const targets = [direct, ...await floors(upstream, names, started)];
     const { ranges } = await streamRounds(targets, Number(values.duration), 0.5);
     console.log(`streams, ${STREAM_ROUNDS} interleaved rounds: min..max (median)`);
     for (const r of ranges.filter((r) => !r.subject.startsWith('direct'))) {
@@ -95,7 +104,7 @@ async function main(): Promise<void> {
     for (let round = 1; round <= Number(values['memory-rounds']); round++) {
       const fresh: ChildProcess[] = [];
       try {
-        for (const t of await floors(upstream, fresh)) {
+        for (const t of await floors(upstream, names, fresh)) {
           const m = await idleSocketMemory({ ...IDLE_SOCKETS, ...t });
           const kib = (m.perSocketBytes / 1024).toFixed(1);
           console.log(`memory per idle socket, ${t.label} r${round}: ${kib} KiB`);
