@@ -11,6 +11,7 @@ import { runSocketLoad } from '../scripts/bench/socket_load.ts';
 import { runStreamLoad } from '../scripts/bench/stream_load.ts';
 import { nginxMissing, startNginx } from '../scripts/bench/nginx.ts';
 import { startNullProxy, startNullRelay } from '../scripts/bench/floors/mod.ts';
+import { floorOnDeno } from '../scripts/bench/deno_browser_legs.ts';
 import { type Sandbox, SANDBOX_TOKEN, startSandbox, WORLD_IDS } from '../scripts/sandbox/mod.ts';
 import { SEND_AHEAD_BYTES, startFloodUpstream } from '../scripts/bench/flood_upstream.ts';
 import { admittedSubscriber, type Subscriber } from './relay/subscriber.ts';
@@ -236,6 +237,22 @@ Deno.test('floors (deno, WebSocketStream leg): the null relay passes frames, pas
         await roundTripsThrough(sb, relay.url, '/any-path', 2);
       } finally {
         await relay.stop();
+      }
+    }
+  });
+});
+
+Deno.test('floors on Deno with the Node legs (ws, and one write per turn): frames pass, pass and plain', async () => {
+  await withSandbox(async (sb) => {
+    for (const file of ['null_relay_node.mjs', 'null_relay_node_turn.ts']) {
+      for (const mode of ['pass', 'plain'] as const) {
+        const relay = await floorOnDeno(file, sb.wsUrl, mode);
+        try {
+          sb.reset();
+          await roundTripsThrough(sb, relay.url, '/any-path', 2);
+        } finally {
+          await relay.stop();
+        }
       }
     }
   });
