@@ -22,13 +22,10 @@
 import { parseArgs } from 'node:util';
 import { type ChildProcess, denoRun, startChildProcess } from '../host_process.ts';
 import { type RelayFloorMode, startNullRelay } from './floors/mod.ts';
-import { idleSocketMemory } from './idle_sockets.ts';
-import { IDLE_SOCKETS } from './scenarios/relay.ts';
-import { STREAM_ROUNDS, streamRounds } from './relay_streams.ts';
+import { INIT, printIdleMemory, printStreams, startFlood, wsUrl } from './floor_compare.ts';
 import type { SocketTarget } from './socket_load.ts';
 
 const MODES: RelayFloorMode[] = ['pass', 'plain'];
-const INIT = { authToken: 'unchecked' }; // the flood upstream checks no token
 
 /** The floors compared: label → how to start one on `upstream` in `mode`. */
 const FLOORS: Record<string, (upstream: string, mode: RelayFloorMode) => Promise<ChildProcess>> = {
@@ -37,8 +34,6 @@ const FLOORS: Record<string, (upstream: string, mode: RelayFloorMode) => Promise
   'node-turn': (upstream, mode) => floorOnDeno('null_relay_node_turn.ts', upstream, mode),
   'node-on-node': (upstream, mode) => startNullRelay('node', upstream, mode),
 };
-
-const wsUrl = (url: string) => `${url.replace(/^http/, 'ws')}/graphql`;
 
 /** Runs the floor script `file` (under floors/) on Deno. */
 export function floorOnDeno(file: string, upstream: string, mode: RelayFloorMode) {
@@ -85,34 +80,14 @@ async function main(): Promise<void> {
   const names = values.floors.split(',');
   const started: ChildProcess[] = [];
   try {
-    const flood = await startChildProcess({
-      command: denoRun('scripts/bench/flood_upstream.ts'),
-      env: { PORT: '0', HOST: '127.0.0.1' },
-      ready: /^(http:\/\/\S+)$/,
-    });
-    started.push(flood);
-    const upstream = wsUrl(flood.url);
-    const direct = { label: 'direct', url: upstream, initPayload: INIT, pid: flood.pid };
+    const { upstream, direct } = await startFlood(started);
     const targets = [direct, ...await floors(upstream, names, started)];
-    const { ranges } = await streamRounds(targets, Number(values.duration), 0.5);
-    console.log(`streams, ${STREAM_ROUNDS} interleaved rounds: min..max (median)`);
-    for (const r of ranges.filter((r) => !r.subject.startsWith('direct'))) {
-      const f = (n: number) => n.toFixed(2);
-      console.log(`${r.subject}, ${r.figure}: ${f(r.min)}..${f(r.max)} (${f(r.median)})`);
-    }
+    await printStreams(targets, Number(values.duration));
     for (const p of started.splice(1)) await p.stop();
-    for (let round = 1; round <= Number(values['memory-rounds']); round++) {
-      const fresh: ChildProcess[] = [];
-      try {
-        for (const t of await floors(upstream, names, fresh)) {
-          const m = await idleSocketMemory({ ...IDLE_SOCKETS, ...t });
-          const kib = (m.perSocketBytes / 1024).toFixed(1);
-          console.log(`memory per idle socket, ${t.label} r${round}: ${kib} KiB`);
-        }
-      } finally {
-        for (const p of fresh) await p.stop();
-      }
-    }
+    await printIdleMemory(
+      Number(values['memory-rounds']),
+      (fresh) => floors(upstream, names, fresh),
+    );
   } finally {
     for (const p of started) await p.stop();
   }

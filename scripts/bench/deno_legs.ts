@@ -16,20 +16,17 @@
  * Check that no other benchmark or test run shares the machine first.
  */
 import { parseArgs } from 'node:util';
-import { type ChildProcess, denoRun, startChildProcess } from '../host_process.ts';
+import type { ChildProcess } from '../host_process.ts';
 import { type RelayFloorLeg, type RelayFloorMode, startNullRelay } from './floors/mod.ts';
 import { SMALL_QUERY } from './flood_upstream.ts';
-import { idleSocketMemory } from './idle_sockets.ts';
-import { IDLE_SOCKETS, ROUND_TRIP_SHAPES } from './scenarios/relay.ts';
-import { floodPayload, STREAM_ROUNDS, streamRounds } from './relay_streams.ts';
+import { ROUND_TRIP_SHAPES } from './scenarios/relay.ts';
+import { floodPayload } from './relay_streams.ts';
+import { INIT, printIdleMemory, printStreams, startFlood, wsUrl } from './floor_compare.ts';
 import { runSocketLoad, type SocketTarget } from './socket_load.ts';
 import { stalledNotes } from './stalled_sockets.ts';
 
 const LEGS: RelayFloorLeg[] = ['ws', 'stream'];
 const MODES: RelayFloorMode[] = ['pass', 'plain'];
-const INIT = { authToken: 'unchecked' }; // the flood upstream checks no token
-
-const wsUrl = (url: string) => `${url.replace(/^http/, 'ws')}/graphql`;
 
 /** Starts the floors of `modes` on both legs; labelled `<leg> <mode>`. */
 async function floors(upstream: string, modes: RelayFloorMode[], started: ChildProcess[]) {
@@ -76,34 +73,11 @@ async function main(): Promise<void> {
   });
   const started: ChildProcess[] = [];
   try {
-    const flood = await startChildProcess({
-      command: denoRun('scripts/bench/flood_upstream.ts'),
-      env: { PORT: '0', HOST: '127.0.0.1' },
-      ready: /^(http:\/\/\S+)$/,
-    });
-    started.push(flood);
-    const upstream = wsUrl(flood.url);
-    const direct = { label: 'direct', url: upstream, initPayload: INIT, pid: flood.pid };
+    const { upstream, direct } = await startFlood(started);
     const targets = [direct, ...await floors(upstream, MODES, started)];
-    const { ranges } = await streamRounds(targets, Number(values.duration), 0.5);
-    console.log(`streams, ${STREAM_ROUNDS} interleaved rounds: min..max (median)`);
-    for (const r of ranges.filter((r) => !r.subject.startsWith('direct'))) {
-      const f = (n: number) => n.toFixed(2);
-      console.log(`${r.subject}, ${r.figure}: ${f(r.min)}..${f(r.max)} (${f(r.median)})`);
-    }
+    await printStreams(targets, Number(values.duration));
     await roundTrips(targets, Number(values.duration));
-    for (let round = 1; round <= 3; round++) {
-      const fresh: ChildProcess[] = [];
-      try {
-        for (const t of await floors(upstream, MODES, fresh)) {
-          const m = await idleSocketMemory({ ...IDLE_SOCKETS, ...t });
-          const kib = (m.perSocketBytes / 1024).toFixed(1);
-          console.log(`memory per idle socket, ${t.label} r${round}: ${kib} KiB`);
-        }
-      } finally {
-        for (const p of fresh) await p.stop();
-      }
-    }
+    await printIdleMemory(3, (fresh) => floors(upstream, MODES, fresh));
     if (values['skip-stalled']) return;
     const stalled = await floors(upstream, ['pass'], started);
     for (const line of await stalledNotes(stalled, floodPayload(SMALL_QUERY))) console.log(line);
