@@ -162,7 +162,12 @@ Deno.test('openIdleSockets: a socket closed before its ack throws, after closing
 
 /** Round trips through `server` (an http URL) for 0.3 s; no error, at least one operation. */
 async function roundTripsThrough(sb: Sandbox, server: string, path: string, sockets: number) {
-  const m = await runSocketLoad(
+  // a floor that drops frames leaves the load waiting for answers: fail it, do not hang
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('no round trips through the floor in 20 s')), 20_000);
+  });
+  const load = runSocketLoad(
     {
       ...target(sb, `through ${sockets}x2`),
       url: `${server.replace(/^http/, 'ws')}${path}`,
@@ -173,6 +178,7 @@ async function roundTripsThrough(sb: Sandbox, server: string, path: string, sock
     0.3,
     0.05,
   );
+  const m = await Promise.race([load, deadline]).finally(() => clearTimeout(timer));
   assert.equal(m.errors, 0);
   assert.ok(m.requests > 0);
   const reached = sb.sockets.filter((s) => s.authorized);
