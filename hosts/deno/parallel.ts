@@ -25,7 +25,7 @@ import { isLoopbackName } from '../../src/http/host_origin.ts';
 import { bindAddress, isLoopbackBind, loadEnv } from '../env.ts';
 import { denoOutbound } from './outbound.ts';
 import { createIsolateMetrics } from './parallel_metrics.ts';
-import { denoHandler } from './server.ts';
+import { denoHandler } from './serve_handler.ts';
 
 const env = loadEnv(Deno.env.toObject());
 const loopbackOnly = isLoopbackBind(bindAddress(env).host);

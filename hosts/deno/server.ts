@@ -1,22 +1,10 @@
 /**
- * The Deno host: Deno.serve over the core. SPEC "Startup behaviour and hosts".
- * Health first, then the proxy; an unclaimed path answers 404 with the
- * security headers. A request with two Host lines never reaches the handler:
- * Deno.serve answers it 400 Bad Request itself (RFC 9112 section 3.2).
+ * The Deno host (`deno task serve`): node:http and `ws` on the Deno runtime, the Node server's
+ * own server (hosts/node/server.ts `createNodeServer`) over the core. SPEC "Startup behaviour and
+ * hosts".
  */
 import type { SvcProxy } from '../../src/proxy.ts';
-import { adaptWebSocket } from '../../src/ws/mod.ts';
-import { plainResponse, refusalResponse } from '../../src/http/responses.ts';
-import { checkHost } from '../../src/http/host_origin.ts';
-import { parseHost } from '../../src/http/host_header.ts';
-import { mayPreread, withPrereadBody } from '../../src/http/preread.ts';
-import { plainHeadersFor, requestCloses, responseFor } from './connection_close.ts';
-import {
-  ConnectionDropped,
-  connectionKey,
-  createClosingConnections,
-  droppedAnswer,
-} from './closing_connections.ts';
+import { createNodeServer } from '../node/server.ts';
 
 /** A running Deno host. */
 export interface DenoHost {
@@ -26,136 +14,25 @@ export interface DenoHost {
   shutdown(): Promise<void>;
 }
 
-/**
- * The request handler a Deno.serve call takes. `closing` remembers the connections answered with
- * `connection: close`; a request still arriving on one is dropped (closing_connections.ts).
- */
-export function denoHandler(proxy: SvcProxy, closing = createClosingConnections()) {
-  /** An answer said `connection: close`: unless Deno closes anyway (the request asked), remember. */
-  const closes = (request: Request, info: Deno.ServeHandlerInfo) => {
-    const key = connectionKey(info);
-    if (key !== null && !requestCloses(request)) closing.add(key);
-  };
-  return async (request: Request, info: Deno.ServeHandlerInfo): Promise<Response> => {
-    if (closing.size > 0) {
-      const key = connectionKey(info);
-      if (key !== null && closing.take(key)) return droppedAnswer();
-    }
-    const conn = { remoteAddress: (info.remoteAddr as Deno.NetAddr).hostname };
-    const upgrade = request.headers.get('upgrade')?.toLowerCase() === 'websocket';
-    // before any path is read: with a Host that is no host, request.url's path is not the one sent
-    if (!hostIsHost(request.headers.get('host'))) return hostIsNoHost(proxy, request, upgrade);
-    if (rawPath(request.url) === proxy.config.healthPath) {
-      return proxy.health(request);
-    }
-    if (upgrade) {
-      const decision = proxy.upgrade(request, conn);
-      if (decision.kind === 'refuse') return decision.response;
-      if (decision.kind === 'accept') {
-        const { socket, response } = Deno.upgradeWebSocket(request, {
-          protocol: decision.protocol,
-          idleTimeout: browserIdleTimeoutS(proxy),
-        });
-        proxy.acceptSocket(adaptWebSocket(socket));
-        return response;
-      }
-      return plainResponse(404, 'Not Found');
-    }
-    if (request.method === 'POST' && rawPath(request.url) === proxy.config.httpPath) {
-      // the common path (docs/benchmarks.md "The gateway's own cost"): a small body read whole
-      // (Deno's fast path, not the stream), the core's PlainAnswer, no Headers object to fill
-      if (mayPreread(request.headers.get('content-length'))) {
-        const body = await request.arrayBuffer().catch(() => null);
-        // the caller went away mid-body (docs/operations.md "Faults"): nobody reads an answer,
-        // nothing is logged
-        if (body === null) return plainResponse(400, 'Bad Request');
-        withPrereadBody(request, new Uint8Array(body));
-      }
-      const answer = await proxy.handleGraphql(request, conn);
-      if (answer.headers.connection !== undefined) closes(request, info);
-      const headers = plainHeadersFor(request, answer.headers);
-      return new Response(answer.body, { status: answer.status, headers });
-    }
-    const response = await proxy.handle(request, conn);
-    if (response === null) return plainResponse(404, 'Not Found');
-    if (response.headers.has('connection')) closes(request, info);
-    return responseFor(request, response);
-  };
-}
-
-/**
- * Whether `request.url` is the Host and the request target as sent: Deno.serve builds the URL by
- * joining the Host header and the target, so a Host that is no host (`a/b?`, `[::1]junk`, `a b`)
- * changes the path the core would route, or leaves the URL unparseable. No Host: Deno uses its
- * own address, and the core's Host check refuses the request where it applies.
- */
-function hostIsHost(host: string | null): boolean {
-  return host === null || parseHost(host) !== null;
-}
-
-/**
- * The answer to a request whose Host is no host (`hostIsHost`), whatever its path (health
- * included: the path Deno gives is not the one sent): where the Host
- * check applies (SPEC "Checks before any route" 1) that check's refusal (403 ProxyHostForbidden;
- * an upgrade's plain 403); where it does not, 400 Bad Request.
- */
-function hostIsNoHost(proxy: SvcProxy, request: Request, upgrade: boolean): Response {
-  const refused = checkHost(proxy.config, request);
-  if (refused === null) return plainResponse(400, 'Bad Request');
-  return upgrade ? plainResponse(403, 'Forbidden') : refusalResponse(refused);
-}
-
-/**
- * The browser leg's keepalive (docs/operations.md "Slow and vanished peers on the relay") as Deno's
- * `idleTimeout`, in seconds. Deno pings a browser silent for half of it and closes (1001) one that
- * sent nothing in the other half, so the sum of the configured silence and pong wait
- * (socketPingIntervalMs + socketPongTimeoutMs, WS_PING_INTERVAL_MS + WS_PONG_TIMEOUT_MS) bounds how
- * long a vanished browser holds its slots, as on the `ws` legs. (A browser that stopped reading
- * with full buffers is not reached by the ping; flow control's stall close handles it,
- * src/ws/flow.ts.)
- */
-export function browserIdleTimeoutS(proxy: SvcProxy): number {
-  return (proxy.config.socketPingIntervalMs + proxy.config.socketPongTimeoutMs) / 1000;
-}
-
-/**
- * The path of an absolute URL as sent (no query), without parsing it. Compared only for
- * equality with the configured GraphQL path, which is already normal, so a path that needs
- * normalising (dot segments, escapes) never equals it and goes through `handle`, which parses.
- */
-function rawPath(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
-  if (start === -1) return '/';
-  const query = url.indexOf('?', start);
-  const hash = url.indexOf('#', start);
-  const end = Math.min(query === -1 ? url.length : query, hash === -1 ? url.length : hash);
-  return url.slice(start, end);
-}
-
-/** Deno.serve's onError: a dropped connection (closing_connections.ts) is expected, not logged. */
-function quietDrop(error: unknown): Response {
-  if (!(error instanceof ConnectionDropped)) console.error(error);
-  return plainResponse(500, 'Internal Server Error');
-}
-
 /** Serves `proxy` on host:port; resolves once listening. */
 export function serveDeno(proxy: SvcProxy, host: string, port: number): Promise<DenoHost> {
-  return new Promise((resolve) => {
-    const server = Deno.serve({
-      hostname: host,
-      port,
-      onError: quietDrop,
-      onListen: ({ port: bound }) => {
-        const shown = host.includes(':') ? `[${host}]` : host;
-        resolve({
-          url: `http://${shown}:${bound}`,
-          port: bound,
-          shutdown: async () => {
-            await proxy.close();
-            await server.shutdown();
-          },
-        });
-      },
-    }, denoHandler(proxy));
+  const server = createNodeServer(proxy);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const bound = (server.address() as { port: number }).port;
+      const shown = host.includes(':') ? `[${host}]` : host;
+      resolve({
+        url: `http://${shown}:${bound}`,
+        port: bound,
+        shutdown: async () => {
+          await proxy.close();
+          await new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          });
+        },
+      });
+    });
   });
 }

@@ -87,3 +87,33 @@ export function upgradeBehindAnswer(socket: Duplex): boolean {
   });
   return true;
 }
+
+/** Node's answers to a connection's own error (node:http's default `clientError`), by code. */
+const CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = Object.freeze({
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: '413 Payload Too Large',
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+});
+
+/**
+ * The server's `clientError` listener: what node:http does by default (an error answer when no
+ * answer has begun on the connection, then the connection ends), except that bytes that do not
+ * parse behind complete requests never overtake those requests' answers. node:http on Deno emits
+ * the parse error while the answer to an earlier request on the connection is still being made
+ * and, by default, would answer 400 ahead of it (an oversize body's 413 would then never be
+ * seen). So when the connection's latest request arrived whole, its answers are given in turn,
+ * then the connection ends; when that request's body is itself what failed to parse, the
+ * connection ends at once (no answer can be given to it).
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const last = latest.get(socket);
+  const inFlight = last !== undefined && !last.writableFinished && !last.destroyed;
+  if (inFlight && error.code?.startsWith('HPE_') && last.req.complete) {
+    upgradeBehindAnswer(socket);
+    return;
+  }
+  if (!socket.writable || (inFlight && last.headersSent)) return void socket.destroy();
+  const status = CLIENT_ERROR_STATUS[error.code ?? ''] ?? '400 Bad Request';
+  socket.once('finish', () => socket.destroy());
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
+}

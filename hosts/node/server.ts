@@ -18,6 +18,7 @@ import { plainResponse } from '../../src/http/responses.ts';
 import type { SvcProxy } from '../../src/proxy.ts';
 import { sendResponse } from './bridge.ts';
 import { createNodeHandler } from './handler.ts';
+import { answerClientError } from './pipelined.ts';
 
 /** The host's own 404 (security headers, no-store) for a path nothing claims. */
 export function notFound(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -46,6 +47,7 @@ export function createNodeServer(proxy: SvcProxy): Server {
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!handler.handleUpgrade(req, socket, head)) socket.destroy();
   });
+  server.on('clientError', answerClientError);
   server.on('close', () => void handler.close());
   return server;
 }
