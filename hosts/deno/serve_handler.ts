@@ -1,10 +1,13 @@
 /**
- * The Deno host: Deno.serve over the core. SPEC "Startup behaviour and hosts".
- * Health first, then the proxy; an unclaimed path answers 404 with the
- * security headers. A request with two Host lines never reaches the handler:
- * Deno.serve answers it 400 Bad Request itself (RFC 9112 section 3.2).
+ * The Deno host's Deno.serve handler, for `deno task serve:parallel` (parallel.ts: `deno serve
+ * --parallel` takes a fetch handler) over the core. SPEC "Startup behaviour and hosts".
+ * `deno task serve` runs node:http and `ws` instead (server.ts; docs/benchmarks.md "The Deno
+ * host's browser leg"). Health first, then the proxy; an unclaimed path answers 404 with the
+ * security headers. A request with two Host lines never reaches the handler: Deno.serve answers
+ * it 400 Bad Request itself (RFC 9112 section 3.2).
  */
 import type { SvcProxy } from '../../src/proxy.ts';
+import type { DenoHost } from './server.ts';
 import { adaptWebSocket } from '../../src/ws/mod.ts';
 import { plainResponse, refusalResponse } from '../../src/http/responses.ts';
 import { checkHost } from '../../src/http/host_origin.ts';
@@ -17,14 +20,6 @@ import {
   createClosingConnections,
   droppedAnswer,
 } from './closing_connections.ts';
-
-/** A running Deno host. */
-export interface DenoHost {
-  /** e.g. http://127.0.0.1:8000 */
-  url: string;
-  port: number;
-  shutdown(): Promise<void>;
-}
 
 /**
  * The request handler a Deno.serve call takes. `closing` remembers the connections answered with
@@ -138,8 +133,11 @@ function quietDrop(error: unknown): Response {
   return plainResponse(500, 'Internal Server Error');
 }
 
-/** Serves `proxy` on host:port; resolves once listening. */
-export function serveDeno(proxy: SvcProxy, host: string, port: number): Promise<DenoHost> {
+/**
+ * Serves `proxy` with Deno.serve and `denoHandler` on host:port, in this process; resolves once
+ * listening. What `deno task serve:parallel` runs in each worker, for tests and the bench.
+ */
+export function serveWithDenoServe(proxy: SvcProxy, host: string, port: number): Promise<DenoHost> {
   return new Promise((resolve) => {
     const server = Deno.serve({
       hostname: host,

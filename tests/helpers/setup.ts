@@ -3,7 +3,7 @@
  */
 import { type Sandbox, SANDBOX_TOKEN, startSandbox } from '../../scripts/sandbox/mod.ts';
 import type { Env } from '../../mod.ts';
-import { type Gateway, type HostKind, startGateway, type TestOptions } from './gateway.ts';
+import { type Gateway, type GatewayKind, startGateway, type TestOptions } from './gateway.ts';
 
 /** What a test body receives. */
 export interface Setup {
@@ -21,7 +21,7 @@ export function sandboxEnv(sandbox: Sandbox, extra: Env = {}): Env {
  * runs `body`, and stops both whatever happens.
  */
 export async function withGateway(
-  kind: HostKind,
+  kind: GatewayKind,
   setup: { env?: Env; options?: TestOptions },
   body: (s: Setup) => Promise<void>,
 ): Promise<void> {

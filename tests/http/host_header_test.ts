@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { assertNothingReached, forwarded } from '../helpers/assertions.ts';
-import { HOSTS } from '../helpers/gateway.ts';
+import { DENO_SERVE, HOSTS } from '../helpers/gateway.ts';
 import { exchange, firstBody, upgradeRequest as upgrade } from '../helpers/raw_socket.ts';
 import { withGateway } from '../helpers/setup.ts';
 
@@ -44,7 +44,7 @@ const NOT_A_HOST = [
   '',
 ];
 
-for (const kind of HOSTS) {
+for (const kind of [...HOSTS, DENO_SERVE]) {
   Deno.test(`[${kind}] the Host check parses one host and an optional port, else 403`, async () => {
     await withGateway(kind, { env: { ALLOWED_HOSTS: 'gw.example.com' } }, async (s) => {
       const { sandbox, gateway } = s;
@@ -68,10 +68,10 @@ for (const kind of HOSTS) {
         const noHost = await exchange(gateway.url, [post([], 'HTTP/1.0')]);
         assert.deepEqual(noHost.statuses, [403], `no Host: ${noHost.text}`);
         assert.match(firstBody(noHost.text), /ProxyHostForbidden/);
-        // HTTP/1.1 without Host: node:http answers 400 itself (requireHostHeader), Deno.serve
-        // passes it on and the Host check refuses it
+        // HTTP/1.1 without Host: node:http (both hosts) answers 400 itself (requireHostHeader),
+        // Deno.serve passes it on and the Host check refuses it
         const noHost11 = await exchange(gateway.url, [post([])]);
-        assert.deepEqual(noHost11.statuses, [kind === 'node' ? 400 : 403], noHost11.text);
+        assert.deepEqual(noHost11.statuses, [kind === DENO_SERVE ? 403 : 400], noHost11.text);
       });
       assert.equal(forwarded(sandbox).length, before);
     });

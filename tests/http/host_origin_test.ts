@@ -12,7 +12,7 @@ import {
   postGraphql,
   rawRequest,
 } from '../helpers/assertions.ts';
-import { HOSTS } from '../helpers/gateway.ts';
+import { DENO_SERVE, HOSTS } from '../helpers/gateway.ts';
 import { exchange } from '../helpers/raw_socket.ts';
 import { withGateway } from '../helpers/setup.ts';
 
@@ -23,7 +23,7 @@ function post(hostHeader: string, extra = '') {
   return `POST /svc/graphql HTTP/1.1\r\nhost: ${hostHeader}\r\ncontent-type: application/json\r\ncontent-length: ${Q.length}${extra}`;
 }
 
-for (const kind of HOSTS) {
+for (const kind of [...HOSTS, DENO_SERVE]) {
   Deno.test(`[${kind}] host check: listed, derived and loopback names pass; others 403 without CORS`, async () => {
     const env = {
       ALLOWED_HOSTS: 'gw.example.com',
@@ -146,7 +146,8 @@ for (const kind of HOSTS) {
           upgrade('/svc/graphql', '\r\nsec-websocket-protocol: graphql-ws'),
         );
         assert.equal(noProtocol.status, 403);
-        // an upgrade on another path is not claimed: Deno's own 404, the Node server destroys it
+        // an upgrade on another path is not claimed: node:http's hosts destroy it, Deno.serve's
+        // handler answers its own 404
         for (const path of ['/svc/elsewhere', '/svc/graphql/x', '/other']) {
           const unclaimed = await exchange(
             gateway.url,
@@ -154,9 +155,9 @@ for (const kind of HOSTS) {
             { answers: 1 },
           );
           assert.ok(!unclaimed.statuses.includes(101), `${path}: ${unclaimed.text}`);
-          if (kind === 'deno') assert.deepEqual(unclaimed.statuses, [404], path);
+          if (kind === DENO_SERVE) assert.deepEqual(unclaimed.statuses, [404], path);
           else assert.equal(unclaimed.text, '', `${path}: destroyed without an answer`);
-          assert.ok(unclaimed.closedByServer || kind === 'deno', path);
+          assert.ok(unclaimed.closedByServer || kind === DENO_SERVE, path);
         }
       });
     });

@@ -1,17 +1,18 @@
 /**
  * The oversize rule of SPEC "Size and capacity": past the ceiling the rest of
  * the body is dropped, the 413 goes out with connection: close, and a caller
- * that keeps sending has its connection ended 250 ms later. The Node host
- * owns its sockets and does all of it; Deno.serve gives a handler no socket to
- * destroy, so the Deno host answers the 413 with connection: close at once
- * (tests/http/graphql_refusals_test.ts) and leaves the connection to Deno. Both hosts say
+ * that keeps sending has its connection ended 250 ms later. Both hosts run node:http, own
+ * their sockets and do all of it; Deno.serve (the handler of `deno task serve:parallel`) gives a
+ * handler no socket to destroy, so there the 413 goes out with connection: close at once
+ * (tests/http/graphql_refusals_test.ts) and the connection is left to Deno. Every one says
  * `connection: close` once, also to a request that itself carries `Connection: close`.
  */
 import assert from 'node:assert/strict';
 import { assertNothingReached } from '../helpers/assertions.ts';
+import { DENO_SERVE, HOSTS } from '../helpers/gateway.ts';
 import { withGateway } from '../helpers/setup.ts';
 
-for (const kind of ['node'] as const) {
+for (const kind of HOSTS) {
   Deno.test(`[${kind}] a caller that keeps sending past a 413 loses the connection`, async () => {
     await withGateway(kind, {}, async ({ sandbox, gateway }) => {
       await assertNothingReached(sandbox, async () => {
@@ -78,8 +79,8 @@ async function rawExchange(url: string, head: string, body: Uint8Array): Promise
  * The requests of the double-header defect, each with the `connection` lines its 413 must carry.
  * Deno.serve writes its own `connection: close` for an HTTP/1.1 request that asks to close, and
  * none for HTTP/1.0 (which closes anyway); a handler cannot tell the two versions apart (same
- * Request), so on the Deno host an HTTP/1.0 request that says `Connection: close` gets its 413
- * with no connection line, and the connection still ends.
+ * Request), so on Deno.serve's handler an HTTP/1.0 request that says `Connection: close` gets its
+ * 413 with no connection line, and the connection still ends.
  */
 const CLOSING_REQUESTS = [
   { version: '1.1', connection: 'Connection: close', deno: 1 }, // Node's http client, no agent
@@ -88,7 +89,7 @@ const CLOSING_REQUESTS = [
   { version: '1.0', connection: 'Connection: close', deno: 0 },
 ];
 
-for (const kind of ['deno', 'node'] as const) {
+for (const kind of [...HOSTS, DENO_SERVE]) {
   Deno.test(`[${kind}] a 413 to a request carrying connection: close says it once`, async () => {
     await withGateway(kind, {}, async ({ sandbox, gateway }) => {
       await assertNothingReached(sandbox, async () => {
@@ -104,7 +105,7 @@ for (const kind of ['deno', 'node'] as const) {
           assert.match(headers, /^HTTP\/1\.[01] 413/, headers);
           assert.match(text, /"RequestTooLarge"/);
           const lines = headers.toLowerCase().split('\r\n');
-          const expected = kind === 'node' || deno === 1 ? ['connection: close'] : [];
+          const expected = kind !== DENO_SERVE || deno === 1 ? ['connection: close'] : [];
           assert.deepEqual(
             lines.filter((l) => l.startsWith('connection:')),
             expected,

@@ -7,9 +7,9 @@
  * mid-body says whether the gateway answered, whether its call reached the upstream and, when
  * it did (a streamed upload), whether that call was closed at once or held.
  *
- * Deno host (Deno.serve 2.9, measured): a vanished caller is reported only for a request that
- * arrived whole in one small read; an upload aborted while the upstream is silent is held until
- * its deadline there. The expected labels say so per host.
+ * Both hosts run node:http and expect the same labels. (Deno.serve, the handler of `deno task
+ * serve:parallel`, reports a vanished caller only for a request that arrived whole in one small
+ * read: docs/operations.md "Faults".)
  */
 import type { Fault, FaultHost, FaultRunOptions } from '../fault.ts';
 import { type FaultScenario, type FaultWorld, repeat, runFault } from '../run.ts';
@@ -172,12 +172,9 @@ const OPTIONS = { timeoutMs: ABORT_TIMEOUT_MS };
 
 /** Every abort fault of the browser. */
 export const browserAbortFaults: Fault[] = [
-  fault('browser: aborts while waiting for the upstream', (host) => ({
+  fault('browser: aborts while waiting for the upstream', () => ({
     options: OPTIONS,
-    expected: [
-      'POST: upstream call closed',
-      host === 'deno' ? 'upload: upstream call held' : 'upload: upstream call closed',
-    ],
+    expected: ['POST: upstream call closed', 'upload: upstream call closed'],
     async drive(world) {
       world.standIn.mode = { kind: 'stall' };
       const gateway = world.gateway.url;
@@ -201,7 +198,7 @@ export const browserAbortFaults: Fault[] = [
       );
     },
   })),
-  fault('browser: closes a POST mid-body', (host) => ({
+  fault('browser: closes a POST mid-body', () => ({
     options: OPTIONS,
     expected: [
       'POST closed mid-body: no answer, nothing upstream',
@@ -209,13 +206,10 @@ export const browserAbortFaults: Fault[] = [
       'upload closed mid-body: no answer, nothing upstream',
       'upload closed mid-body: no answer, reached the upstream, call closed',
     ],
-    // measured: the Deno host streams the upload's first bytes at once (its call starts, and
-    // must end with the caller); the Node host reads a body this small whole first
+    // measured: node:http (both hosts) reads an upload body this small whole first
     required: [
       'POST closed mid-body: no answer, nothing upstream',
-      host === 'deno'
-        ? 'upload closed mid-body: no answer, reached the upstream, call closed'
-        : 'upload closed mid-body: no answer, nothing upstream',
+      'upload closed mid-body: no answer, nothing upstream',
     ],
     async drive(world) {
       await repeat(world.until, world.tally, async () => {
