@@ -38,16 +38,28 @@ export const NODE_SERVER_TIMEOUTS: ServerOptions = Object.freeze({
   connectionsCheckingInterval: DEFAULTS.httpTimeoutCheckMs,
 });
 
+/**
+ * A node:http server for `onRequest` with the hosts' timeouts (NODE_SERVER_TIMEOUTS) and their
+ * answer to a connection's own error (pipelined.ts `answerClientError`): what every Node server
+ * host (createNodeServer, createSvcServer, the Deno host) listens with.
+ */
+export function createHostServer(
+  onRequest: (req: IncomingMessage, res: ServerResponse) => void,
+): Server {
+  const server = createServer(NODE_SERVER_TIMEOUTS, onRequest);
+  server.on('clientError', answerClientError);
+  return server;
+}
+
 /** Builds the http.Server for `proxy` (not yet listening); unclaimed paths answer 404. */
 export function createNodeServer(proxy: SvcProxy): Server {
   const handler = createNodeHandler(proxy);
-  const server = createServer(NODE_SERVER_TIMEOUTS, (req, res) => {
+  const server = createHostServer((req, res) => {
     void handler.handleRequest(req, res, () => void notFound(req, res));
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!handler.handleUpgrade(req, socket, head)) socket.destroy();
   });
-  server.on('clientError', answerClientError);
   server.on('close', () => void handler.close());
   return server;
 }

@@ -8,7 +8,7 @@
  * graceful (in-flight requests finish, relay sockets close 1001).
  */
 import { existsSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Buffer } from 'node:buffer';
 import { resolve } from 'node:path';
 import process from 'node:process';
@@ -21,7 +21,7 @@ import { enterBasePath, normaliseBasePath } from './base_path.ts';
 import { isGatewayPath, pathOf } from './gateway_paths.ts';
 import { createNodeHandler } from './handler.ts';
 import { nodeOutbound } from './outbound.ts';
-import { NODE_SERVER_TIMEOUTS, notFound } from './server.ts';
+import { createHostServer, notFound } from './server.ts';
 import { createStaticHandler } from './static.ts';
 
 /** What createSvcServer takes; every field is optional. */
@@ -103,7 +103,7 @@ export function createSvcServer(init: SvcServerOptions = {}): SvcServer {
     if (!enterBasePath(req, basePath)) return void notFound(req, res);
     void handler.handleRequest(req, res, () => void unclaimed(req, res));
   };
-  const server = createServer(NODE_SERVER_TIMEOUTS, onRequest);
+  const server = createHostServer(onRequest);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!enterBasePath(req, basePath) || !handler.handleUpgrade(req, socket, head)) {
       socket.destroy();
