@@ -53,60 +53,92 @@ export function adaptWsSocket(
   ws: WsWebSocket,
   role: 'server' | 'client' = 'server',
 ): UpstreamSocket {
-  ws.on('error', () => {/* a 'close' follows */});
-  // The browser's socket (`server`): frames sent in one turn of the event loop (a stream's
-  // frames arrive many to a TCP read) go to the kernel in one write of one buffer (turn_batch.ts;
-  // docs/benchmarks.md, relay). Its bytes count in `bufferedAmount`, so flow control sees them;
-  // it is written before a close or a ping. The upstream leg (`client`) carries the browser's few
-  // frames, masked, through `ws` itself.
-  const batch = role === 'server' ? turnBatch(ws) : null;
-  return {
-    send(text) {
-      if (ws.readyState !== WsWebSocket.OPEN) return;
-      if (batch) batch.add(text);
-      else ws.send(text);
-    },
-    close(code, reason) {
-      batch?.flush();
-      if (ws.isPaused) ws.resume(); // read the peer's close frame (a paused socket never would)
-      if (ws.readyState === WsWebSocket.OPEN || ws.readyState === WsWebSocket.CONNECTING) {
-        try {
-          ws.close(code, reason);
-        } catch {
-          ws.terminate(); // a code `ws` refuses: drop rather than stay open
-        }
+  return new WsSocketAdapter(ws, role);
+}
+
+/** Absorbs a `ws` socket's 'error' events: a 'close' follows each. */
+function absorbError(): void {}
+
+/**
+ * The adapter of {@link adaptWsSocket}: a class, so its methods live once on the prototype and
+ * an idle socket holds two fields (docs/benchmarks.md "Where the Deno host's idle socket goes").
+ */
+class WsSocketAdapter implements UpstreamSocket {
+  readonly #ws: WsWebSocket;
+  /**
+   * The browser's socket (`server`): frames sent in one turn of the event loop (a stream's
+   * frames arrive many to a TCP read) go to the kernel in one write of one buffer
+   * (turn_batch.ts; docs/benchmarks.md, relay). Its bytes count in `bufferedAmount`, so flow
+   * control sees them; it is written before a close or a ping. The upstream leg (`client`)
+   * carries the browser's few frames, masked, through `ws` itself.
+   */
+  readonly #batch: TurnBatch | null;
+
+  constructor(ws: WsWebSocket, role: 'server' | 'client') {
+    ws.on('error', absorbError);
+    this.#ws = ws;
+    this.#batch = role === 'server' ? turnBatch(ws) : null;
+  }
+
+  send(text: string): void {
+    if (this.#ws.readyState !== WsWebSocket.OPEN) return;
+    if (this.#batch) this.#batch.add(text);
+    else this.#ws.send(text);
+  }
+
+  close(code: number, reason: string): void {
+    const ws = this.#ws;
+    this.#batch?.flush();
+    if (ws.isPaused) ws.resume(); // read the peer's close frame (a paused socket never would)
+    if (ws.readyState === WsWebSocket.OPEN || ws.readyState === WsWebSocket.CONNECTING) {
+      try {
+        ws.close(code, reason);
+      } catch {
+        ws.terminate(); // a code `ws` refuses: drop rather than stay open
       }
-    },
-    onMessage(cb) {
-      ws.on('message', (data: unknown, isBinary: boolean) => {
-        cb(isBinary ? null : wsText(data), wsBytes(data));
-      });
-    },
-    onClose(cb) {
-      ws.on('close', (code: number, reason: Uint8Array) => cb(code, wsText(reason)));
-    },
-    onOpen(cb) {
-      ws.on('open', () => cb());
-    },
-    ping() {
-      batch?.flush();
-      if (ws.readyState === WsWebSocket.OPEN) ws.ping();
-    },
-    onPong(cb) {
-      ws.on('pong', () => cb());
-    },
-    terminate() {
-      batch?.clear();
-      ws.terminate();
-    },
-    bufferedAmount: () => ws.bufferedAmount + (batch?.bytes ?? 0),
-    pause() {
-      if (ws.readyState === WsWebSocket.OPEN && !ws.isPaused) ws.pause();
-    },
-    resume() {
-      if (ws.isPaused) ws.resume();
-    },
-  };
+    }
+  }
+
+  onMessage(cb: (text: string | null, bytes: number) => void): void {
+    this.#ws.on('message', (data: unknown, isBinary: boolean) => {
+      cb(isBinary ? null : wsText(data), wsBytes(data));
+    });
+  }
+
+  onClose(cb: (code: number, reason: string) => void): void {
+    this.#ws.on('close', (code: number, reason: Uint8Array) => cb(code, wsText(reason)));
+  }
+
+  onOpen(cb: () => void): void {
+    this.#ws.on('open', cb);
+  }
+
+  ping(): void {
+    this.#batch?.flush();
+    if (this.#ws.readyState === WsWebSocket.OPEN) this.#ws.ping();
+  }
+
+  onPong(cb: () => void): void {
+    this.#ws.on('pong', cb);
+  }
+
+  terminate(): void {
+    this.#batch?.clear();
+    this.#ws.terminate();
+  }
+
+  bufferedAmount(): number {
+    return this.#ws.bufferedAmount + (this.#batch?.bytes ?? 0);
+  }
+
+  pause(): void {
+    const ws = this.#ws;
+    if (ws.readyState === WsWebSocket.OPEN && !ws.isPaused) ws.pause();
+  }
+
+  resume(): void {
+    if (this.#ws.isPaused) this.#ws.resume();
+  }
 }
 
 /** Options of the `ws` upstream factory. */
