@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Buffer } from 'node:buffer';
+import type { Duplex } from 'node:stream';
 import { DEFAULTS } from '../../src/config/defaults.ts';
 import { knownText, mayPreread, withPrereadBody } from '../../src/http/preread.ts';
 
@@ -154,11 +155,28 @@ export function lingerAfterEarlyAnswer(
   req.removeAllListeners('data');
   req.on('data', () => {});
   req.resume();
-  res.once('finish', () => {
-    if (req.complete) return;
-    const timer = setTimeout(() => req.socket.destroy(), DEFAULTS.oversizeDestroyMs);
-    req.socket.once('close', () => clearTimeout(timer));
-  });
+  lingerOnClose(req.socket as LingeringSocket);
+}
+
+/** A connection as node:http ends it after an answer that closes it (`destroySoon`). */
+type LingeringSocket = Duplex & { destroySoon?: () => void };
+
+/**
+ * The close of a connection whose caller may still be sending: node:http destroys the socket as
+ * soon as an answer that says `connection: close` is written (`destroySoon`), and a socket
+ * destroyed with the caller's bytes still unread makes the kernel reset the connection (RFC 9293
+ * section 3.6.1), so a caller still sending its body would lose the answer before reading it.
+ * Instead the answer is followed by a FIN, what still arrives is read and dropped, and the socket
+ * is destroyed when the caller closes its side, or `oversizeDestroyMs` (250 ms) after the answer
+ * went out (SPEC "Size and capacity": a caller that keeps sending has its connection ended).
+ */
+function lingerOnClose(socket: LingeringSocket): void {
+  socket.destroySoon = () => {
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), DEFAULTS.oversizeDestroyMs);
+    socket.once('end', () => socket.destroy());
+    socket.once('close', () => clearTimeout(timer));
+  };
 }
 
 /**

@@ -8,9 +8,17 @@
  * `connection: close` once, also to a request that itself carries `Connection: close`.
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
+import { Buffer } from 'node:buffer';
 import { assertNothingReached } from '../helpers/assertions.ts';
 import { DENO_SERVE, HOSTS } from '../helpers/gateway.ts';
 import { withGateway } from '../helpers/setup.ts';
+
+/**
+ * The 64 KiB writes of a caller that keeps sending: 4 GiB, far more than loopback carries in the
+ * 250 ms the gateway lets such a caller go on (the rest is read and dropped meanwhile).
+ */
+const WRITES_MAX = 65_536;
 
 for (const kind of HOSTS) {
   Deno.test(`[${kind}] a caller that keeps sending past a 413 loses the connection`, async () => {
@@ -20,7 +28,7 @@ for (const kind of HOSTS) {
         const conn = await Deno.connect({ hostname, port: Number(port) });
         const head =
           `POST /svc/graphql HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\n` +
-          `content-length: ${64 * 1024 * 1024}\r\n\r\n`;
+          `content-length: ${WRITES_MAX * 64 * 1024}\r\n\r\n`;
         await conn.write(new TextEncoder().encode(head));
         const chunk = new Uint8Array(64 * 1024).fill(32);
         const reading = (async () => {
@@ -34,7 +42,7 @@ for (const kind of HOSTS) {
         })();
         let writes = 0;
         // keep sending (bounded) until the gateway ends the connection
-        for (; writes < 1024; writes++) {
+        for (; writes < WRITES_MAX; writes++) {
           const ok = await conn.write(chunk).then(() => true, () => false);
           if (!ok) break;
         }
@@ -44,7 +52,51 @@ for (const kind of HOSTS) {
         } catch { /* already closed */ }
         assert.match(text, /^HTTP\/1\.1 413/);
         assert.match(text.toLowerCase(), /connection: close/);
-        assert.ok(writes < 1024, 'the connection was ended while the caller kept sending');
+        assert.ok(writes < WRITES_MAX, 'the connection was ended while the caller kept sending');
+      });
+    });
+  });
+}
+
+/**
+ * Writes the head, then a whole body one byte past the ceiling, on a half-open raw socket (its
+ * side ends once the gateway's has), and reads until the connection is gone. Resolves with what
+ * was read, or '' when the connection was reset before the answer could be read.
+ */
+function wholeBodySent(url: string, version: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  const size = 2 * 1024 * 1024 + 1;
+  return new Promise((resolve) => {
+    const socket = net.connect({ port: Number(port), host: hostname, allowHalfOpen: true });
+    let text = '';
+    socket.on('connect', () => {
+      socket.write(
+        `POST /svc/graphql HTTP/${version}\r\nhost: ${hostname}:${port}\r\n` +
+          `content-type: application/json\r\ncontent-length: ${size}\r\n\r\n`,
+      );
+      socket.write(Buffer.alloc(size, 32));
+    });
+    socket.on('data', (data: Buffer) => text += data.toString('latin1'));
+    socket.on('end', () => socket.end());
+    socket.on('error', () => {/* a reset: 'close' follows */});
+    socket.on('close', () => resolve(text));
+  });
+}
+
+for (const kind of HOSTS) {
+  Deno.test(`[${kind}] a caller that sent its whole oversize body reads the 413 before the end`, async () => {
+    await withGateway(kind, {}, async ({ sandbox, gateway }) => {
+      await assertNothingReached(sandbox, async () => {
+        // a connection destroyed with the caller's bytes unread is reset, and the caller's
+        // kernel drops the 413 it had not yet read: seen about one time in three before the
+        // gateway lingered (docs/operations.md "Faults")
+        for (let round = 0; round < 8; round++) {
+          for (const version of ['1.0', '1.1']) {
+            const text = await wholeBodySent(gateway.url, version);
+            assert.match(text, /^HTTP\/1\.1 413 /, `HTTP/${version}, round ${round}: ${text}`);
+            assert.match(text, /"RequestTooLarge"/);
+          }
+        }
       });
     });
   });

@@ -11,13 +11,13 @@ import type { Env } from '../../mod.ts';
 import { type Backend, startBackend } from '../fixtures/db/backend.ts';
 import type { PostgresCluster } from '../fixtures/db/postgres.ts';
 import { postGraphql } from '../helpers/assertions.ts';
-import { startGateway, type TestOptions } from '../helpers/gateway.ts';
+import { type GatewayKind, startGateway, type TestOptions } from '../helpers/gateway.ts';
 import { sandboxEnv } from '../helpers/setup.ts';
 import { type Accounts, gateEnv, seedAccounts } from '../gate/helpers.ts';
 
 /** One gateway process of the deployment. */
 export interface Member {
-  kind: 'deno' | 'node';
+  kind: GatewayKind;
   url: string;
   /** Its log and startup lines so far. */
   lines: string[];
