@@ -132,8 +132,25 @@ export interface HostProcessOptions {
 }
 
 /**
+ * The variables `deno task serve` sets before it starts the Deno host: the leading `NAME=value`
+ * words of the `serve` task in deno.json (its allocator setting, docs/operations.md "Memory"), so
+ * a Deno host started here runs as the task runs it.
+ */
+export function serveTaskEnv(): Record<string, string> {
+  const config = JSON.parse(Deno.readTextFileSync(`${ROOT}deno.json`));
+  const env: Record<string, string> = {};
+  for (const word of String(config.tasks.serve).split(' ')) {
+    const assignment = /^([A-Z_][A-Z0-9_]*)=(\S*)$/.exec(word);
+    if (assignment === null) break;
+    env[assignment[1]] = assignment[2];
+  }
+  return env;
+}
+
+/**
  * Starts a host and resolves once it printed `listening on <url>` (SPEC "Startup behaviour and
- * hosts"). Throws when it exits before, e.g. REFUSING TO SERVE or a port already in use.
+ * hosts"). Throws when it exits before, e.g. REFUSING TO SERVE or a port already in use. The Deno
+ * host gets what `deno task serve` sets (serveTaskEnv) under `options.env`.
  */
 export async function startHostProcess(
   kind: HostKind,
@@ -141,7 +158,7 @@ export async function startHostProcess(
 ): Promise<HostProcess> {
   const child = await startChildProcess({
     command: hostCommand(kind, options.denoScript),
-    env: options.env,
+    env: kind === 'deno' ? { ...serveTaskEnv(), ...options.env } : options.env,
     cwd: options.cwd,
     ready: /listening on (http:\/\/\S+)/,
   });

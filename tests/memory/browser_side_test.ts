@@ -138,20 +138,15 @@ async function heldFrames(kind: HostKind, gatewayUrl: string, pid: number, up: B
   assert.equal(up.subscribes, 0, 'no held subscribe reached the upstream before its check');
   assert.equal(up.slowRequests, 1, 'one fence lookup, still pending');
 
-  // the shed ones saw the documented close; on Deno a browser still sending past the close's
-  // 250 ms linger sees 1006 instead (src/ws/README.md: Deno's upgraded socket drops it)
+  // the shed ones saw the documented close (both hosts' browser legs are `ws`, which sends it)
   const shedSeen = () => sockets.filter((s) => SHED_REASON.test(s.close?.reason ?? ''));
   const dropped = () => sockets.filter((s) => s.admitted && s.close?.code === 1006);
   const shedTotal = action('shed_socket');
-  await until(
-    () => shedSeen().length + (kind === 'deno' ? dropped().length : 0) >= shedTotal,
-    10_000,
-    'the shed closes',
-  );
+  await until(() => shedSeen().length >= shedTotal, 10_000, 'the shed closes');
   console.log(`[${kind}] shed: ${shedSeen().length} saw 1013, ${dropped().length} saw 1006`);
   assert.ok(shedSeen().length >= 1, 'the documented close');
   for (const s of shedSeen()) assert.equal(s.close!.code, 1013);
-  if (kind === 'node') assert.equal(shedSeen().length, shedTotal);
+  assert.equal(shedSeen().length, shedTotal);
   const peak = await rss.stop();
   const statuses = await posts.stop();
   console.log(`[${kind}] held frames: RSS peak growth ${((peak - start) / MIB).toFixed(0)} MiB`);
