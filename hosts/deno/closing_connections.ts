@@ -1,11 +1,12 @@
 /**
- * Nothing is served on a connection after its 413: SPEC "Size and capacity" (the 413 is sent
- * with `connection: close`; no further request on that connection reaches a route). Deno.serve
- * keeps an HTTP/1.1 connection open whatever the answer's `connection` header says, and reads the
- * next pipelined request; it gives a handler the peer's address and port, but no socket to end.
- * So the Deno host remembers the connections it answered with `connection: close` by that address
- * and port, and answers whatever still arrives on one with a response whose body fails at once:
- * Deno then ends the connection, and the request reaches no route.
+ * Nothing is served on a connection after its 413: SPEC "Size and capacity" (the 413 is sent with
+ * `connection: close`; no further request on that connection reaches a route). Deno.serve keeps an
+ * HTTP/1.1 connection open whatever the answer's `connection` header says, and reads the next
+ * pipelined request; it gives a handler the peer's address and port, but no socket to end. So the
+ * Deno.serve handler (serve_handler.ts, `deno task serve:parallel`) remembers the connections it
+ * answered with `connection: close` by that address and port, and answers whatever still arrives on
+ * one with a response whose body fails at once: Deno then ends the connection, and the request
+ * reaches no route.
  *
  * Bounded: at most `max` connections (the oldest forgotten first), each for `ttlMs` (a client's
  * port is not reused while it waits out TIME_WAIT, 60 s on Linux, so an entry that outlives its
@@ -54,7 +55,10 @@ export function createClosingConnections(
   };
 }
 
-/** Thrown into the body of a dropped answer; the Deno host's onError knows it and stays quiet. */
+/**
+ * Thrown into the body of a dropped answer; Deno.serve's onError (serve_handler.ts) knows it and
+ * stays quiet.
+ */
 export class ConnectionDropped extends Error {
   constructor() {
     super('svc-gateway: a request after a connection: close answer was dropped');

@@ -1,10 +1,11 @@
 /**
- * One `connection: close` per answer on the Deno host. The core's oversize answers (SPEC "Size
- * and capacity": 413 with connection: close) carry the header; Deno.serve writes its own
- * `connection: close` when the request itself asked for it (`Connection: close` on HTTP/1.1, what
- * Node's http client sends without an agent), and then also writes the handler's, so the answer
- * said it twice. When the request's Connection header lists `close`, the handler's copy is left
- * out and Deno's stands alone; otherwise the handler's is the only one and stays.
+ * One `connection: close` per answer in the Deno.serve handler (`deno task serve:parallel`,
+ * serve_handler.ts). The core's oversize answers (SPEC "Size and capacity": 413 with connection:
+ * close) carry the header; Deno.serve writes its own `connection: close` when the request itself
+ * asked for it (`Connection: close` on HTTP/1.1, what Node's http client sends without an agent),
+ * and then also writes the handler's, so the answer said it twice. When the request's Connection
+ * header lists `close`, the handler's copy is left out and Deno's stands alone; otherwise the
+ * handler's is the only one and stays.
  */
 
 /** True when the request's Connection header lists the `close` token (case-insensitive). */

@@ -1,9 +1,10 @@
 /**
  * The Deno host under `deno serve --parallel` (docs/operations.md "Limits across processes"): one
  * worker per core (or DENO_JOBS), each an isolate with its own proxy, all on one port (the runtime
- * spreads connections over them). The same handler as `deno task serve` (server.ts `denoHandler`):
- * health, host and origin checks, the GraphQL route and the WebSocket relay (Deno.upgradeWebSocket)
- * work unchanged.
+ * spreads connections over them). `deno serve` takes a fetch handler, so each worker serves the
+ * Deno.serve handler (serve_handler.ts `denoHandler`; `deno task serve` runs node:http and `ws`
+ * instead, server.ts): health, host and origin checks, the GraphQL route and the WebSocket relay
+ * (Deno.upgradeWebSocket), with Deno.serve's limits (docs/known-limits.md).
  *
  *   deno task serve:parallel [--workers N|auto]      (parallel_run.ts: HOST, PORT, WORKERS)
  *

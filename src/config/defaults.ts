@@ -57,17 +57,18 @@ export const DEFAULTS = {
    */
   upstreamAnswerMaxBytes: 8 * 1024 * 1024,
   /**
-   * Node host (node:http): a connection that has not sent a complete request head this long
-   * after it opened (or after its previous answer) is answered 408 and closed, so connections
-   * that never send a byte do not hold file descriptors. Deno.serve (2.9) has no such timeout:
-   * put the Deno host behind a reverse proxy that has one (docs/operations.md "Faults").
+   * Both hosts (node:http, on Node and on Deno): a connection that has not sent a complete
+   * request head this long after it opened (or after its previous answer) is answered 408 and
+   * closed, so connections that never send a byte do not hold file descriptors. Deno.serve (2.9),
+   * the handler of `deno task serve:parallel`, has no such timeout: put the worker mode behind a
+   * reverse proxy that has one (docs/operations.md "Faults").
    */
   httpHeadersTimeoutMs: 15_000,
-  /** Node host: the whole request (head and body, e.g. a 25 MiB upload) must arrive within it. */
+  /** Both hosts: the whole request (head and body, e.g. a 25 MiB upload) must arrive within it. */
   httpRequestTimeoutMs: 300_000,
-  /** Node host: an idle keep-alive connection is closed this long after its last answer. */
+  /** Both hosts: an idle keep-alive connection is closed this long after its last answer. */
   httpKeepAliveTimeoutMs: 5_000,
-  /** Node host: how often the two timeouts above are checked (a late close is at most this late). */
+  /** Both hosts: how often the two timeouts above are checked (a close is late by at most this). */
   httpTimeoutCheckMs: 2_000,
 
   // Session gate (option auth)
@@ -122,10 +123,11 @@ export const DEFAULTS = {
   /** Oversize body: the socket is destroyed this long after the 413 if the caller keeps sending. */
   oversizeDestroyMs: 250,
   /**
-   * Deno host: connections answered with `connection: close` (the oversize 413) are remembered by
-   * peer address and port this long, at most closingConnectionsMax of them (the oldest forgotten
-   * first); a request that still arrives on one is dropped, never routed. Deno.serve keeps a
-   * connection open whatever the answer says, and gives a handler no socket to end.
+   * The Deno.serve handler (`deno task serve:parallel`): connections answered with
+   * `connection: close` (the oversize 413) are remembered by peer address and port this long, at
+   * most closingConnectionsMax of them (the oldest forgotten first); a request that still arrives
+   * on one is dropped, never routed. Deno.serve keeps a connection open whatever the answer says,
+   * and gives a handler no socket to end.
    */
   closingConnectionMs: 60_000,
   closingConnectionsMax: 4096,

@@ -141,7 +141,7 @@ export interface SvcProxyOptions {
   /**
    * Host hook, not a spec option: opens the relay's upstream leg when no outbound proxy applies
    * to it (default: the `ws` client; through a proxy it is always `ws` over a CONNECT tunnel).
-   * The Deno host passes its native WebSocket client (less memory per socket).
+   * The Deno host passes the `ws` client too (hosts/deno/outbound.ts: it can pause the leg).
    */
   upstreamSocket?: UpstreamFactory;
   /**

@@ -14,9 +14,10 @@ export interface HeaderReader {
 /**
  * Aborts once when the caller goes away before its answer is written (the browser aborted, its
  * connection closed). A Web Request's `signal` is one (Deno.serve aborts it when the connection
- * closes); the Node host builds one over the node response (hosts/node/caller_signal.ts). The
- * core hands it to the upstream call, which it cancels (docs/operations.md "Faults": an aborted
- * call must not hold its in-flight slot until the deadline).
+ * closes); the node:http hosts (Node, and the Deno host on Deno) build one over the node response
+ * (hosts/node/caller_signal.ts). The core hands it to the upstream call, which it cancels
+ * (docs/operations.md "Faults": an aborted call must not hold its in-flight slot until the
+ * deadline).
  */
 export interface CallerSignal {
   readonly aborted: boolean;

@@ -78,8 +78,8 @@ export function createRelay(deps: RelayDeps): Relay {
     admitUpgrade() {
       if (closing) return { status: 503, reason: REFUSAL.closing };
       // a finished socket whose transport has not reported closed yet still holds a descriptor
-      // and its buffers (Deno: a browser that never reads again keeps its closing socket), so it
-      // counts against the process's ceiling until it has
+      // and its buffers (Deno.upgradeWebSocket: a browser that never reads again keeps its closing
+      // socket), so it counts against the process's ceiling until it has
       if (counters.sockets + lingering.size >= limits.wsMaxSockets) {
         return { status: 503, reason: REFUSAL.sockets };
       }

@@ -95,13 +95,13 @@ export const CLOSE_LINGER: CloseLinger = {
 };
 
 /**
- * Adapts a Web-standard WebSocket (Deno's upgraded socket, Deno's or a browser's client) to
- * {@link UpstreamSocket}. No WebSocket-level ping here: the Web API has none, so the Deno host
- * sets `idleTimeout` on `Deno.upgradeWebSocket` and the relay pings an upstream of this kind
- * with protocol `ping` frames. No pause either (the Web API cannot stop reading): flow control
- * reads `bufferedAmount` (Deno's upgraded socket counts the bytes it has not yet written to
- * the TCP socket; measured, docs/operations.md "Slow and vanished peers on the relay") and closes
- * past its bounds instead of pausing.
+ * Adapts a Web-standard WebSocket (Deno's upgraded socket, Deno's or a browser's client) to {@link
+ * UpstreamSocket}. No WebSocket-level ping here: the Web API has none, so the Deno.serve handler of
+ * the Deno worker mode sets `idleTimeout` on `Deno.upgradeWebSocket` and the relay pings an
+ * upstream of this kind with protocol `ping` frames. No pause either (the Web API cannot stop
+ * reading): flow control reads `bufferedAmount` (Deno's upgraded socket counts the bytes it has not
+ * yet written to the TCP socket; measured, docs/operations.md "Slow and vanished peers on the
+ * relay") and closes past its bounds instead of pausing.
  *
  * `role` says which end this is. A close asked for while a server socket is still connecting
  * is applied as soon as it opens (Deno ignores a close in that state); a client socket that is

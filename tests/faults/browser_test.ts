@@ -1,8 +1,8 @@
 /**
- * The browser faults (scripts/faults/browser/), each run briefly on both hosts (CI's short
- * version of `deno task soak`): the fault's callers got the expected labels, each of them (per host: see the
- * Deno.serve limitations in the fault modules), ordinary traffic kept going through, and every
- * count came back to its baseline.
+ * The browser faults (scripts/faults/browser/), each run briefly on both hosts (CI's short version
+ * of `deno task soak`): the fault's callers got the expected labels, each of them (the same labels
+ * on both hosts: both run node:http), ordinary traffic kept going through, and every count came
+ * back to its baseline.
  */
 import assert from 'node:assert/strict';
 import { browserAbortFaults } from '../../scripts/faults/browser/aborts.ts';

@@ -1,8 +1,9 @@
 /**
- * hosts/deno/closing_connections.ts: the Deno host's memory of connections answered with
- * `connection: close` holds at most its bound (the oldest forgotten first), forgets an entry
- * after its time, and a taken entry is gone (the drop ends that connection). The dropped answer's
- * body fails before its first byte. The raw-socket test is tests/http/pipelined_after_413_test.ts.
+ * hosts/deno/closing_connections.ts: the Deno.serve handler's (`deno task serve:parallel`) memory
+ * of connections answered with `connection: close` holds at most its bound (the oldest forgotten
+ * first), forgets an entry after its time, and a taken entry is gone (the drop ends that
+ * connection). The dropped answer's body fails before its first byte. The raw-socket test is
+ * tests/http/pipelined_after_413_test.ts.
  */
 import assert from 'node:assert/strict';
 import {

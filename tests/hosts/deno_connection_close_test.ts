@@ -1,8 +1,9 @@
 /**
  * hosts/deno/connection_close.ts: the handler's `connection` header is left out exactly when the
- * request's Connection header lists `close` (Deno.serve then writes its own), on both answer
- * shapes the Deno host returns: the core's PlainAnswer headers and a Response, including one
- * whose headers are immutable. The raw-socket test is tests/http/oversize_socket_test.ts.
+ * request's Connection header lists `close` (Deno.serve then writes its own), on both answer shapes
+ * the Deno.serve handler (`deno task serve:parallel`) returns: the core's PlainAnswer headers and a
+ * Response, including one whose headers are immutable. The raw-socket test is
+ * tests/http/oversize_socket_test.ts.
  */
 import assert from 'node:assert/strict';
 import { plainHeadersFor, requestCloses, responseFor } from '../../hosts/deno/connection_close.ts';

@@ -1,11 +1,11 @@
 /**
- * Keepalive of the browser leg (docs/operations.md "Slow and vanished peers on the relay"), on both hosts run as their own processes: a browser
- * that completed the upgrade and its connection_init, then vanished without a close (a raw TCP
- * client that stops reading and never answers a ping), is dropped within the keepalive period
- * (WS_PING_INTERVAL_MS + WS_PONG_TIMEOUT_MS, 1 s + 1 s here, plus a scheduling margin: see
- * DROP_BOUND_MS) after it fell silent: the relay's socket gauge goes back to zero and the
- * tenant's socket slot is free again (TENANT_MAX_SOCKETS=1: a second socket is refused 4429
- * while the vanished one holds it, admitted after).
+ * Keepalive of the browser leg (docs/operations.md "Slow and vanished peers on the relay"), on both
+ * hosts run as their own processes: a browser that completed the upgrade and its connection_init,
+ * then vanished without a close (a raw TCP client that stops reading and never answers a ping), is
+ * dropped within the keepalive period (WS_PING_INTERVAL_MS + WS_PONG_TIMEOUT_MS, 1 s + 1 s here,
+ * plus a scheduling margin: see DROP_BOUND_MS) after it fell silent: the relay's socket gauge goes
+ * back to zero and the tenant's socket slot is free again (TENANT_MAX_SOCKETS=1: a second socket is
+ * refused 4429 while the vanished one holds it, admitted after).
  */
 import assert from 'node:assert/strict';
 import { type HostKind, type HostProcess, startHostProcess } from '../../scripts/host_process.ts';
@@ -65,7 +65,7 @@ const PONG_TIMEOUT_MS = 1_000;
 const POLL_MS = 100;
 /**
  * The drop's bound: the keepalive's promise (silent for the ping interval, then no answer within
- * the pong timeout: src/ws/heartbeat.ts, Deno's idleTimeout on the Deno host) plus a margin for
+ * the pong timeout: src/ws/heartbeat.ts on both hosts' `ws` legs) plus a margin for
  * scheduling: one poll of the gauge and a second for late timers, the close and the gauge's round
  * trip on a loaded 2-core machine (measured unloaded: Deno 1.9 s, Node 2.2 s in all).
  */
