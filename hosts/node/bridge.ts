@@ -148,7 +148,6 @@ function nodeHeaders(response: Response): Record<string, string | string[]> {
  */
 export function lingerAfterEarlyAnswer(
   req: IncomingMessage,
-  res: ServerResponse,
   headers: Record<string, string | string[]>,
 ): void {
   headers['connection'] = 'close';
@@ -189,7 +188,7 @@ export async function sendResponse(
   response: Response,
 ): Promise<void> {
   const headers = nodeHeaders(response);
-  if (!req.complete) lingerAfterEarlyAnswer(req, res, headers);
+  if (!req.complete) lingerAfterEarlyAnswer(req, headers);
   if (!response.body) {
     res.writeHead(response.status, headers).end();
     return;

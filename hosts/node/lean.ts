@@ -40,7 +40,7 @@ export function sendPlainAnswer(
   answer: PlainAnswer,
 ): void {
   const headers: Record<string, string | string[]> = { ...answer.headers };
-  if (!req.complete) lingerAfterEarlyAnswer(req, res, headers);
+  if (!req.complete) lingerAfterEarlyAnswer(req, headers);
   if (answer.body === null) {
     res.writeHead(answer.status, headers).end();
     return;
