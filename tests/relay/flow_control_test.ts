@@ -29,8 +29,8 @@ import { admittedSubscriber, subscribe, type Subscriber } from './subscriber.ts'
 const MIB = 1024 * 1024;
 /**
  * Growth allowed with four stalled sockets: the goal's 64 MiB (docs/operations.md "Memory").
- * Measured (2026-11-27, flood upstream, 1 KiB frames, 512 KiB high-water mark): Deno 46 MiB, Node
- * 22 MiB, flat over the 20 s. Each stalled socket takes about 4-5 MB of frames before its upstream
+ * Measured (2026-11-27, flood upstream, 1 KiB frames, 512 KiB high-water mark, the Deno host then
+ * on Deno.serve): Deno 46 MiB, Node 22 MiB, flat over the 20 s. Each stalled socket takes about 4-5 MB of frames before its upstream
  * leg is paused, almost all parked in the kernel's socket buffers; the growth is mostly a one-time
  * heap growth from relaying that burst (on Deno, 25 MiB with one stalled socket, 49 with four, 68
  * with eight at a 1 MiB mark), so each further stalled socket costs about 2 MiB on Deno and 1 MiB
