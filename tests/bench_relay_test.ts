@@ -10,8 +10,12 @@ import { idleSocketMemory, openIdleSockets } from '../scripts/bench/idle_sockets
 import { runSocketLoad } from '../scripts/bench/socket_load.ts';
 import { runStreamLoad } from '../scripts/bench/stream_load.ts';
 import { nginxMissing, startNginx } from '../scripts/bench/nginx.ts';
-import { startNullProxy, startNullRelay } from '../scripts/bench/floors/mod.ts';
-import { floorOnDeno } from '../scripts/bench/deno_browser_legs.ts';
+import {
+  floorOnDeno,
+  startHostLegsRelay,
+  startNullProxy,
+  startNullRelay,
+} from '../scripts/bench/floors/mod.ts';
 import { type Sandbox, SANDBOX_TOKEN, startSandbox, WORLD_IDS } from '../scripts/sandbox/mod.ts';
 import { SEND_AHEAD_BYTES, startFloodUpstream } from '../scripts/bench/flood_upstream.ts';
 import { admittedSubscriber, type Subscriber } from './relay/subscriber.ts';
@@ -219,16 +223,23 @@ Deno.test({
 });
 
 for (const kind of ['deno', 'node'] as const) {
-  Deno.test(`floors (${kind}): the null proxy injects the token; the null relay passes frames`, async () => {
+  Deno.test(`floors (${kind}): the null proxy injects the token; the host-legs relays pass frames`, async () => {
     await withSandbox(async (sb) => {
       const proxy = await startNullProxy(kind, sb.url, SANDBOX_TOKEN);
-      const relay = await startNullRelay(kind, sb.wsUrl);
       try {
         await postWithoutToken(proxy.url);
-        await roundTripsThrough(sb, relay.url, '/any-path', 2);
       } finally {
-        await relay.stop();
         await proxy.stop();
+      }
+      // the relay scenario's floors, both modes
+      for (const mode of ['pass', 'plain'] as const) {
+        const relay = await startHostLegsRelay(kind, sb.wsUrl, mode);
+        try {
+          sb.reset();
+          await roundTripsThrough(sb, relay.url, '/any-path', 2);
+        } finally {
+          await relay.stop();
+        }
       }
     });
   });

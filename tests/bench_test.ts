@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { quantile, runLoad } from '../scripts/bench/load.ts';
 import { cpuTimeMs, residentBytes } from '../scripts/bench/proc.ts';
-import { runnerOptions } from '../scripts/bench/gateway_runner.ts';
+import { runnerOptions, runnerServer } from '../scripts/bench/gateway_runner.ts';
+import { serveDeno } from '../hosts/deno/server.ts';
+import { serveDeno as serveOnDenoServe } from '../hosts/deno/serve_handler.ts';
 import { formatScenario, table } from '../scripts/bench/report.ts';
 import { compare, type Measurement } from '../scripts/bench/scenario.ts';
 import { benchRequest } from '../scripts/bench/document.ts';
@@ -79,6 +81,13 @@ Deno.test('gateway_runner: options from SVC_BENCH_REGISTRY and SVC_BENCH_ALLOWED
   assert.equal(on.operations?.length, appOperations().length);
   const sent = JSON.parse(benchRequest().body).query;
   assert.ok(on.operations?.includes(sent), 'the bench document is in the registry verbatim');
+});
+
+Deno.test('gateway_runner: SVC_BENCH_DENO_SERVE=1 serves on Deno.serve, anything else on node:http', () => {
+  assert.equal(runnerServer({ SVC_BENCH_DENO_SERVE: '1' }), serveOnDenoServe);
+  assert.equal(runnerServer({}), serveDeno);
+  assert.equal(runnerServer({ SVC_BENCH_DENO_SERVE: '0' }), serveDeno);
+  assert.notEqual(serveDeno, serveOnDenoServe);
 });
 
 Deno.test('range: min, max and median, values kept in their order', () => {

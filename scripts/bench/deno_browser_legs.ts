@@ -20,8 +20,8 @@
  * machine first.
  */
 import { parseArgs } from 'node:util';
-import { type ChildProcess, denoRun, startChildProcess } from '../host_process.ts';
-import { type RelayFloorMode, startNullRelay } from './floors/mod.ts';
+import type { ChildProcess } from '../host_process.ts';
+import { floorOnDeno, type RelayFloorMode, startNullRelay } from './floors/mod.ts';
 import { INIT, printIdleMemory, printStreams, startFlood, wsUrl } from './floor_compare.ts';
 import type { SocketTarget } from './socket_load.ts';
 
@@ -34,15 +34,6 @@ const FLOORS: Record<string, (upstream: string, mode: RelayFloorMode) => Promise
   'node-turn': (upstream, mode) => floorOnDeno('null_relay_node_turn.ts', upstream, mode),
   'node-on-node': (upstream, mode) => startNullRelay('node', upstream, mode),
 };
-
-/** Runs the floor script `file` (under floors/) on Deno. */
-export function floorOnDeno(file: string, upstream: string, mode: RelayFloorMode) {
-  return startChildProcess({
-    command: denoRun(`scripts/bench/floors/${file}`),
-    env: { UPSTREAM: upstream, MODE: mode, HOST: '127.0.0.1', PORT: '0' },
-    ready: /^null relay listening on (\S+)$/,
-  });
-}
 
 /** Starts every floor in both modes; labelled `<floor> <mode>`. */
 async function floors(

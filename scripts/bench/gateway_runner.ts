@@ -9,6 +9,10 @@
  * - SVC_BENCH_UPSTREAM_LEG=web: the relay's upstream leg on Deno's own WebSocket client (the
  *   leg without flow control; it cannot pause) instead of the host's `ws` one, for the relay
  *   scenario's comparison.
+ * - SVC_BENCH_DENO_SERVE=1: served by Deno.serve with the fetch handler of `deno task
+ *   serve:parallel` (hosts/deno/serve_handler.ts, Deno.upgradeWebSocket for the browser leg) in
+ *   one process, instead of `serveDeno`'s node:http and `ws` (hosts/deno/server.ts): the Deno
+ *   host before and after its switch, measured in the same run (scenarios relay and targets).
  *
  * Everything else comes from the environment as with `deno task serve` (SVC_TOKEN,
  * SVC_API_BASE, SVC_RESOURCE_FENCE, HOST, PORT). Prints the startup lines, then
@@ -17,6 +21,7 @@
 import { createSvcProxy, type SvcProxyOptions } from '../../mod.ts';
 import { bindAddress, isLoopbackBind } from '../../hosts/env.ts';
 import { serveDeno } from '../../hosts/deno/server.ts';
+import { serveDeno as serveOnDenoServe } from '../../hosts/deno/serve_handler.ts';
 import { denoOutbound } from '../../hosts/deno/outbound.ts';
 import { openWebSocketUpstream } from '../../src/ws/mod.ts';
 import { appOperations } from '../sandbox/mod.ts';
@@ -34,6 +39,11 @@ export function runnerOptions(env: Record<string, string | undefined>): SvcProxy
   return options;
 }
 
+/** The server SVC_BENCH_DENO_SERVE picks: Deno.serve + the fetch handler, or node:http + `ws`. */
+export function runnerServer(env: Record<string, string | undefined>): typeof serveDeno {
+  return env.SVC_BENCH_DENO_SERVE === '1' ? serveOnDenoServe : serveDeno;
+}
+
 if (import.meta.main) {
   const env = Deno.env.toObject();
   const { host, port } = bindAddress(env);
@@ -43,7 +53,7 @@ if (import.meta.main) {
   );
   for (const line of proxy.startupLines) console.log(line);
   if (proxy.config.refusal) Deno.exit(1);
-  const running = await serveDeno(proxy, host, port);
+  const running = await runnerServer(env)(proxy, host, port);
   console.log(`svc-gateway listening on ${running.url}`);
   // The bench measures, then stops: exit at once, open keep-alive connections or not.
   Deno.addSignalListener('SIGTERM', () => Deno.exit(0));

@@ -1,9 +1,9 @@
 /**
  * A CPU profile of one host relaying streams from the flood upstream (docs/benchmarks.md
  * "WebSocket relay": where a relayed frame's CPU goes). Starts the flood upstream, the host with
- * `--cpu-prof` (Node: the built npm package; Deno: hosts/deno/serve.ts) and its plain floor,
- * streams `sockets` x `streams` subscriptions of small or 1 KiB frames through each for
- * `seconds`, prints frames/s and CPU per 100k frames of both, stops the host (the runtime writes
+ * `--cpu-prof` (Node: the built npm package; Deno: hosts/deno/serve.ts) and its plain floor (the
+ * floor with the host's legs: floors/mod.ts `startHostLegsRelay`), streams `sockets` x `streams`
+ * subscriptions of small or 1 KiB frames through each for `seconds`, prints frames/s and CPU per 100k frames of both, stops the host (the runtime writes
  * the profile on exit) and prints the profile's self time per function and per file
  * (`cpuprofile_summary.ts`). Not part of `deno task bench`: a tool for reading the hot path.
  *
@@ -15,7 +15,7 @@ import { denoRun, type HostKind, ROOT, startChildProcess } from '../host_process
 import { summariseProfile } from './cpuprofile_summary.ts';
 import { BENCH_GATEWAY_ENV } from './context.ts';
 import { FLOOD_QUERY, SMALL_QUERY } from './flood_upstream.ts';
-import { startNullRelay } from './floors/mod.ts';
+import { startHostLegsRelay } from './floors/mod.ts';
 import { floodPayload } from './relay_streams.ts';
 import { RELAY_ENV } from './scenarios/relay.ts';
 import { runStreamLoad } from './stream_load.ts';
@@ -56,7 +56,7 @@ const host = await startChildProcess({
   },
   ready: /listening on (http:\/\/\S+)/,
 });
-const floor = await startNullRelay(kind, `${wsUrl(upstream.url)}/graphql`, 'plain');
+const floor = await startHostLegsRelay(kind, `${wsUrl(upstream.url)}/graphql`, 'plain');
 try {
   const targets = [
     { label: 'plain floor', url: `${wsUrl(floor.url)}/graphql`, pid: floor.pid },

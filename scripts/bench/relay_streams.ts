@@ -45,7 +45,9 @@ export interface StreamRounds {
 
 /** The plain floor of a gateway or floor label's runtime ('deno' / 'node'), if any. */
 function plainFloorOf(label: string): string | null {
-  if (label === 'deno' || label === 'null relay deno pass') return 'null relay deno plain';
+  if (label === 'deno' || label === 'deno-serve' || label === 'null relay deno pass') {
+    return 'null relay deno plain';
+  }
   if (label === 'node' || label === 'null relay node pass') return 'null relay node plain';
   return null;
 }

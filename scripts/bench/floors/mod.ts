@@ -2,8 +2,12 @@
  * Floors: do-nothing servers on each runtime that the bench measures beside the gateway, so a
  * figure can be read against what any proxy on the same runtime and harness pays
  * (docs/benchmarks.md "The gateway's own cost"). `null_proxy.ts` (Deno) and `null_proxy_node.mjs`
- * (Node) for HTTP (scenario `targets`), `null_relay.ts` and `null_relay_node.mjs` for WebSockets
- * (scenario `relay`). Each runs as its own process.
+ * (Node) for HTTP (scenario `targets`); for WebSockets (scenario `relay`) the relay floors with
+ * each host's legs ({@link startHostLegsRelay}): `null_relay_node_turn.ts` run by Deno (node:http,
+ * `ws` both ends and one write per turn toward the browser, as `deno task serve` runs) and
+ * `null_relay_node.mjs` run by Node. `null_relay.ts` (Deno.upgradeWebSocket, the legs of the
+ * Deno.serve handler that `deno task serve:parallel` runs) stays for scripts/bench/deno_legs.ts and
+ * deno_browser_legs.ts. Each runs as its own process.
  */
 import {
   type ChildProcess,
@@ -46,8 +50,9 @@ export type RelayFloorMode = 'pass' | 'plain';
 export type RelayFloorLeg = 'ws' | 'stream';
 
 /**
- * Starts the do-nothing WebSocket relay on `kind` to `upstream` (a ws URL with its path); both
- * floors have the host's legs and its flow-control marks (see the floor scripts).
+ * Starts the do-nothing WebSocket relay null_relay.ts (Deno: Deno.upgradeWebSocket toward the
+ * browser, the upstream leg per `leg`) or null_relay_node.mjs (Node) to `upstream` (a ws URL with
+ * its path), with the gateway's flow-control marks (see the floor scripts).
  */
 export function startNullRelay(
   kind: HostKind,
@@ -63,4 +68,32 @@ export function startNullRelay(
     env: { UPSTREAM: upstream, MODE: mode, LEG: leg, HOST: '127.0.0.1', PORT: '0' },
     ready: /^null relay listening on (\S+)$/,
   });
+}
+
+/** Runs the floor script `file` (under floors/, e.g. `null_relay_node_turn.ts`) on Deno. */
+export function floorOnDeno(
+  file: string,
+  upstream: string,
+  mode: RelayFloorMode,
+): Promise<ChildProcess> {
+  return startChildProcess({
+    command: denoRun(`scripts/bench/floors/${file}`),
+    env: { UPSTREAM: upstream, MODE: mode, HOST: '127.0.0.1', PORT: '0' },
+    ready: /^null relay listening on (\S+)$/,
+  });
+}
+
+/**
+ * Starts the relay floor with the legs of the host on `kind` (the relay scenario's floors): on
+ * Deno null_relay_node_turn.ts (node:http and a `ws` server toward the browser with one write per
+ * turn, the `ws` client upstream: hosts/deno/server.ts runs the Node server on Deno), on Node
+ * null_relay_node.mjs (`ws` both ends). `mode` as {@link RelayFloorMode}.
+ */
+export function startHostLegsRelay(
+  kind: HostKind,
+  upstream: string,
+  mode: RelayFloorMode,
+): Promise<ChildProcess> {
+  if (kind === 'deno') return floorOnDeno('null_relay_node_turn.ts', upstream, mode);
+  return startNullRelay('node', upstream, mode);
 }

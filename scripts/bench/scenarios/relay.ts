@@ -6,8 +6,12 @@
  * with a fixed next + complete, streams sent as fast as the socket drains), nginx passing the
  * upgrade through (the anchor of a proxy that never parses a frame; skipped when nginx is not
  * installed), the floors on each runtime with the host's legs and flow-control marks
- * (../floors/: `pass` passes the bytes across, `plain` parses and re-serialises every frame the
- * plain way and nothing else), and both hosts.
+ * (../floors/ `startHostLegsRelay`: on Deno node:http + `ws` + one write per turn, as `deno task
+ * serve` runs; on Node `ws` both ends; `pass` passes the bytes across, `plain` parses and
+ * re-serialises every frame the plain way and nothing else), both hosts, and `deno-serve`: the
+ * Deno host served by Deno.serve with the fetch handler of `deno task serve:parallel`
+ * (Deno.upgradeWebSocket for the browser leg; ../gateway_runner.ts SVC_BENCH_DENO_SERVE=1), the
+ * Deno host before its switch to node:http, in the same rounds.
  *
  * 1. memory per idle socket (first, on fresh processes): the process's resident memory before
  *    and after opening 1000 acknowledged idle sockets (after 100 already open), over 1000;
@@ -48,7 +52,7 @@ import {
 } from '../scenario.ts';
 import { runSocketLoad, type SocketTarget } from '../socket_load.ts';
 import { startNginx } from '../nginx.ts';
-import { startNullRelay } from '../floors/mod.ts';
+import { startHostLegsRelay } from '../floors/mod.ts';
 
 /** Round-trip shapes: sockets open, operations in flight on each. */
 export const ROUND_TRIP_SHAPES = [
@@ -75,6 +79,13 @@ export const RELAY_ENV: Readonly<Record<string, string>> = {
 };
 
 const QUERY = { query: 'query RelayBench { currentUser { id } }' };
+
+/** The Deno host on Deno.serve (see the module comment): the runner script and its switch. */
+export const DENO_SERVE = {
+  label: 'deno-serve',
+  script: 'scripts/bench/gateway_runner.ts',
+  env: { SVC_BENCH_DENO_SERVE: '1' },
+} as const;
 
 /** The scenario's own flood upstream process. */
 function startFloodProcess(): Promise<ChildProcess> {
@@ -125,8 +136,8 @@ async function memoryNotes(targets: SocketTarget[]): Promise<string[]> {
 }
 
 /**
- * The targets, in order: direct, nginx (unless skipped), the floors, both hosts. What was started
- * besides the gateways is stopped through `stops`.
+ * The targets, in order: direct, nginx (unless skipped), the floors, both hosts, the Deno host on
+ * Deno.serve. What was started besides the gateways is stopped through `stops`.
  */
 async function relayTargets(
   context: BenchContext,
@@ -136,6 +147,11 @@ async function relayTargets(
   const env = { ...RELAY_ENV, SVC_API_BASE: upstreamProcess.url };
   const deno = await context.startGateway({ kind: 'deno', env });
   const node = await context.startGateway({ kind: 'node', env });
+  const denoServe = await context.startGateway({
+    kind: 'deno',
+    env: { ...env, ...DENO_SERVE.env },
+    denoScript: DENO_SERVE.script,
+  });
   const authorized = { authToken: `Bearer ${context.token}` };
   const upstream = `${wsUrl(upstreamProcess.url)}/graphql`;
   const targets: SocketTarget[] = [
@@ -154,7 +170,7 @@ async function relayTargets(
   }
   for (const kind of ['deno', 'node'] as const) {
     for (const mode of ['pass', 'plain'] as const) {
-      const floor = await startNullRelay(kind, upstream, mode);
+      const floor = await startHostLegsRelay(kind, upstream, mode);
       stops.push(() => floor.stop());
       await context.placeServer(floor.pid);
       const url = `${wsUrl(floor.url)}/graphql`;
@@ -166,6 +182,7 @@ async function relayTargets(
   targets.push(
     { label: 'deno', url: path(deno.url), initPayload: {}, pid: deno.pid },
     { label: 'node', url: path(node.url), initPayload: {}, pid: node.pid },
+    { label: DENO_SERVE.label, url: path(denoServe.url), initPayload: {}, pid: denoServe.pid },
   );
   return targets;
 }
@@ -189,25 +206,31 @@ async function measureRoundTrips(context: BenchContext, targets: SocketTarget[])
   return { measurements, comparisons };
 }
 
+/** The command line of a fresh host with an inspector on a free port. */
+function freshCommand(kind: HostKind | typeof DENO_SERVE.label): string[] {
+  const inspect = '--inspect=127.0.0.1:0';
+  if (kind === 'node') return ['node', inspect, `${ROOT}npm/bin/svc-gateway.js`];
+  const script = kind === 'deno' ? 'hosts/deno/serve.ts' : DENO_SERVE.script;
+  // not --quiet: it silences the line that names the inspector's address
+  const [deno, run, ...rest] = denoRun(script).filter((a) => a !== '--quiet');
+  return [deno, run, inspect, ...rest];
+}
+
 /**
- * A host started fresh for the stalled pass, with an inspector on a free port so the bench can
- * force a collection (inspector.ts); stopped through `stops`.
+ * A host started fresh for the stalled pass (`deno-serve`: the Deno host on Deno.serve), with an
+ * inspector on a free port so the bench can force a collection (inspector.ts); stopped through
+ * `stops`.
  */
 async function freshHost(
-  kind: HostKind,
+  kind: HostKind | typeof DENO_SERVE.label,
   context: BenchContext,
   upstreamUrl: string,
   stops: Array<() => Promise<void>>,
 ): Promise<StalledTarget> {
-  const inspect = '--inspect=127.0.0.1:0';
-  // not --quiet: it silences the line that names the inspector's address
-  const [deno, run, ...rest] = denoRun('hosts/deno/serve.ts').filter((a) => a !== '--quiet');
-  const command = kind === 'node'
-    ? ['node', inspect, `${ROOT}npm/bin/svc-gateway.js`]
-    : [deno, run, inspect, ...rest];
   const host = await startChildProcess({
-    command,
+    command: freshCommand(kind),
     env: {
+      ...(kind === DENO_SERVE.label ? DENO_SERVE.env : {}),
       SVC_TOKEN: context.token,
       HOST: '127.0.0.1',
       PORT: '0',
@@ -257,9 +280,14 @@ function relayNotes(nginxMeasured: boolean, memory: string[]): string[] {
     'relayed as bytes; the client sends the token in connection_init as it does directly)' +
     (nginxMeasured ? '' : ': skipped, no nginx found'),
     "null relay <runtime> pass / plain: the floors (bench/floors/), with the host's legs (Deno: " +
-    'Deno.upgradeWebSocket + the ws client; Node: ws both ends) and its flow-control marks; pass: ' +
-    'bytes passed across; plain: JSON.parse + JSON.stringify of every frame and nothing else; ' +
-    'the client sends the token in connection_init',
+    'node:http + a ws server, one write per turn toward the browser, the ws client upstream, as ' +
+    '`deno task serve` runs; Node: ws both ends) and its flow-control marks; pass: bytes passed ' +
+    'across; plain: JSON.parse + JSON.stringify of every frame and nothing else; the client ' +
+    'sends the token in connection_init',
+    'deno: `deno task serve` (node:http + ws on Deno); deno-serve: the same core served by ' +
+    'Deno.serve + Deno.upgradeWebSocket (the serve:parallel handler, one process: the Deno host ' +
+    'before its switch; bench/gateway_runner.ts SVC_BENCH_DENO_SERVE=1); cpu x plain floor: ' +
+    'against the Deno plain floor for both',
     'stalled: on freshly started hosts run with --inspect (the collection after the close is ' +
     'forced by the bench through the inspector, never by the product), all targets at once',
     ...memory,
@@ -279,7 +307,7 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
     // Last, on fresh hosts: stalled sockets leave the heaps grown. Not direct (the upstream's
     // own buffers) nor the floors (no bounds of their own past the marks).
     const stalledTargets: StalledTarget[] = targets.filter((t) => t.label === 'nginx');
-    for (const kind of ['deno', 'node'] as const) {
+    for (const kind of ['deno', 'node', DENO_SERVE.label] as const) {
       stalledTargets.push(await freshHost(kind, context, upstreamProcess.url, stops));
     }
     const stalled = await stalledNotes(stalledTargets, floodPayload(FLOOD_QUERY));

@@ -5,7 +5,9 @@
  * baseline), through nginx (proxy_pass + injected header: the anchor, skipped with a printed reason
  * when nginx is not installed), through a do-nothing proxy on each runtime (the floors: ../floors/)
  * and through both hosts (default environment: gate off, request-time bot fence asked of that
- * upstream, tenant minute lifted). The document: `query BotName($botID: BotID!)
+ * upstream, tenant minute lifted), and `deno-serve`: the Deno host served by Deno.serve with the
+ * fetch handler of `deno task serve:parallel` in one process (relay.ts DENO_SERVE: the Deno host
+ * before its switch to node:http, measured in the same rounds). The document: `query BotName($botID: BotID!)
  * { bot(id: $botID) { id name } }` for bot1.
  *
  * ROUNDS interleaved rounds; in each round every target is measured at concurrency 32, then at
@@ -27,6 +29,7 @@ import {
   type Target,
 } from '../scenario.ts';
 import { measureRounds, range, ratioRanges, ROUNDS } from '../rounds.ts';
+import { DENO_SERVE } from './relay.ts';
 
 /** The bench document and variables (docs/benchmarks.md "The gateway's own cost"). */
 export const TARGETS_DOCUMENT = 'query BotName($botID: BotID!) { bot(id: $botID) { id name } }';
@@ -76,6 +79,11 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
     const env = { SVC_API_BASE: upstream.url };
     const deno = await context.startGateway({ kind: 'deno', env });
     const node = await context.startGateway({ kind: 'node', env });
+    const denoServe = await context.startGateway({
+      kind: 'deno',
+      env: { ...env, ...DENO_SERVE.env },
+      denoScript: DENO_SERVE.script,
+    });
     const targets: Target[] = [{
       label: 'direct',
       url: `${upstream.url}/graphql?op=BotName`,
@@ -104,12 +112,18 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
     targets.push(
       { label: 'deno', url: `${deno.url}/svc/graphql`, pid: deno.pid },
       { label: 'node', url: `${node.url}/svc/graphql`, pid: node.pid },
+      { label: DENO_SERVE.label, url: `${denoServe.url}/svc/graphql`, pid: denoServe.pid },
     );
     const { rounds, measurements, comparisons } = await measureRounds(context, targets, body);
     notes.push('cpu: the measured process (fixed upstream for direct, nginx worker, gateway)');
     notes.push(
       'null proxy deno / node: the floors, do-nothing proxies (bench/floors/: Deno.serve + ' +
         'fetch; node:http + an undici Agent; body read whole, token injected, no checks)',
+    );
+    notes.push(
+      'deno: `deno task serve` (node:http on Deno); deno-serve: the same core on Deno.serve + ' +
+        'the serve:parallel fetch handler, one process (bench/gateway_runner.ts ' +
+        'SVC_BENCH_DENO_SERVE=1)',
     );
     return {
       name: 'targets',
