@@ -21,7 +21,7 @@
 import { createSvcProxy, type SvcProxyOptions } from '../../mod.ts';
 import { bindAddress, isLoopbackBind } from '../../hosts/env.ts';
 import { serveDeno } from '../../hosts/deno/server.ts';
-import { serveDeno as serveOnDenoServe } from '../../hosts/deno/serve_handler.ts';
+import { serveWithDenoServe as serveOnDenoServe } from '../../hosts/deno/serve_handler.ts';
 import { denoOutbound } from '../../hosts/deno/outbound.ts';
 import { openWebSocketUpstream } from '../../src/ws/mod.ts';
 import { appOperations } from '../sandbox/mod.ts';
