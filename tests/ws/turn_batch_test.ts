@@ -1,7 +1,8 @@
 /**
  * The browser leg on `ws` (src/ws/ws_socket.ts with src/ws/turn_batch.ts): text frames sent in
  * one turn are written in one buffer. A real `ws` client must read every frame whole and in
- * order at every header size (7-bit, 16-bit and 64-bit lengths), UTF-8 beyond ASCII, and a close
+ * order at every header size (7-bit, 16-bit and 64-bit lengths), UTF-8 beyond ASCII, lone surrogates
+ * at the edges of two frames (each its own U+FFFD, as `ws` would write them apart), and a close
  * asked for in the same turn after them; the held bytes count as unsent until they are written.
  */
 import assert from 'node:assert/strict';
@@ -52,6 +53,8 @@ Deno.test('frames sent in one turn reach a ws client whole, in order, before the
     'é€😀 and more',
     'z'.repeat(0xffff), // the largest 16-bit length
     '\ud800 lone', // written as U+FFFD, as Buffer.from writes it
+    'ends on a lone high surrogate \ud800', // and the next begins with a lone low one: the two
+    '\udc00 begins on a lone low surrogate', // must stay two U+FFFD, never join into one pair
     'w'.repeat(0x10000 + 7), // a 64-bit length
     '{"id":"1","type":"next","payload":{}}',
   ];
@@ -65,7 +68,7 @@ Deno.test('frames sent in one turn reach a ws client whole, in order, before the
   });
   try {
     const got = await read(host.url);
-    assert.deepEqual(got.texts, sent.map((t) => t.replace('\ud800', '\ufffd')));
+    assert.deepEqual(got.texts, sent.map((t) => t.replace(/[\ud800\udc00]/g, '\ufffd')));
     assert.equal(got.code, 4000);
     assert.equal(got.reason, 'done');
     // every frame's bytes counted while held: header + UTF-8 payload, growing frame by frame
