@@ -34,6 +34,7 @@ import {
   denoRun,
   type HostKind,
   ROOT,
+  serveTaskEnv,
   startChildProcess,
 } from '../../host_process.ts';
 import { BENCH_GATEWAY_ENV } from '../context.ts';
@@ -217,8 +218,9 @@ function freshCommand(kind: HostKind | typeof DENO_SERVE.label): string[] {
 }
 
 /**
- * A host started fresh for the stalled pass (`deno-serve`: the Deno host on Deno.serve), with an
- * inspector on a free port so the bench can force a collection (inspector.ts); stopped through
+ * A host started fresh for the stalled pass (`deno-serve`: the Deno host on Deno.serve; a Deno
+ * host with what `deno task serve` sets, host_process.ts `serveTaskEnv`), with an inspector on a
+ * free port so the bench can force a collection (inspector.ts); stopped through
  * `stops`.
  */
 async function freshHost(
@@ -230,6 +232,8 @@ async function freshHost(
   const host = await startChildProcess({
     command: freshCommand(kind),
     env: {
+      // a Deno host runs as `deno task serve` starts it (its allocator setting)
+      ...(kind === 'node' ? {} : serveTaskEnv()),
       ...(kind === DENO_SERVE.label ? DENO_SERVE.env : {}),
       SVC_TOKEN: context.token,
       HOST: '127.0.0.1',
