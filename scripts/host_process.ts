@@ -133,7 +133,7 @@ export interface HostProcessOptions {
 
 /**
  * The variables `deno task serve` sets before it starts the Deno host: the leading `NAME=value`
- * words of the `serve` task in deno.json (its allocator setting, docs/operations.md "Memory"), so
+ * words of the `serve` task in deno.json (its allocator settings, docs/operations.md "Memory"), so
  * a Deno host started here runs as the task runs it.
  */
 export function serveTaskEnv(): Record<string, string> {

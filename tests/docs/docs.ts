@@ -67,14 +67,16 @@ export function prose(doc: Doc): string {
 export const VARIABLE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
 
 /**
- * Upper-case names with an underscore the documents quote that are not environment variables
- * (exported constants of the client library).
+ * Upper-case names with an underscore the documents quote that are not the gateway's environment
+ * variables: exported constants of the client library, and what glibc reads for itself (set by
+ * `deno task serve`, docs/operations.md "Memory").
  */
 export const NOT_VARIABLES = new Set([
   'SESSION_ERROR_CODES',
   'AUTH_ERROR_CODES',
   'PERMISSION_DENIED_CODES',
   'CLIENT_DEFAULTS',
+  'MALLOC_ARENA_MAX',
 ]);
 
 /**

@@ -12,8 +12,8 @@
  *   zero, the JavaScript heap in use is back within HEAP_RETURN_BOUND of its start (what the
  *   gateway's own objects and their garbage come to), and resident memory below RETURN_BOUND,
  *   the pressure threshold: what glibc's arenas keep of the runtimes' native socket buffers
- *   (measured 65-121 MiB on the Deno host as `deno task serve` starts it, glibc's mmap threshold
- *   fixed; up to 135 MiB on Node under the full suite's load with 34 sockets admitted; the heap
+ *   (measured 64-121 MiB on the Deno host as `deno task serve` starts it, glibc's mmap threshold
+ *   fixed and one arena; up to 135 MiB on Node under the full suite's load with 34 sockets admitted; the heap
  *   back at its start each time: docs/operations.md "Memory") never holds an idle process past it
  *   by itself.
  */
