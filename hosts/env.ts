@@ -26,6 +26,11 @@ export function bindAddress(
   return { host, port };
 }
 
+/** The address a host listens on as a URL: `http://host:port`, an IPv6 host in brackets. */
+export function listenUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 /** Whether a bind address only accepts loopback connections (sets option loopbackOnly). */
 export function isLoopbackBind(host: string): boolean {
   return isLoopbackName(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);

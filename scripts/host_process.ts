@@ -131,20 +131,26 @@ export interface HostProcessOptions {
   denoScript?: string;
 }
 
+/** What serveTaskEnv read, once per process. */
+let serveTaskEnvRead: Readonly<Record<string, string>> | null = null;
+
 /**
  * The variables `deno task serve` sets before it starts the Deno host: the leading `NAME=value`
  * words of the `serve` task in deno.json (its allocator settings, docs/operations.md "Memory"), so
  * a Deno host started here runs as the task runs it.
  */
 export function serveTaskEnv(): Record<string, string> {
-  const config = JSON.parse(Deno.readTextFileSync(`${ROOT}deno.json`));
-  const env: Record<string, string> = {};
-  for (const word of String(config.tasks.serve).split(' ')) {
-    const assignment = /^([A-Z_][A-Z0-9_]*)=(\S*)$/.exec(word);
-    if (assignment === null) break;
-    env[assignment[1]] = assignment[2];
+  if (serveTaskEnvRead === null) {
+    const config = JSON.parse(Deno.readTextFileSync(`${ROOT}deno.json`));
+    const env: Record<string, string> = {};
+    for (const word of String(config.tasks.serve).split(' ')) {
+      const assignment = /^([A-Z_][A-Z0-9_]*)=(\S*)$/.exec(word);
+      if (assignment === null) break;
+      env[assignment[1]] = assignment[2];
+    }
+    serveTaskEnvRead = Object.freeze(env);
   }
-  return env;
+  return { ...serveTaskEnvRead };
 }
 
 /**

@@ -12,10 +12,12 @@ import { runStreamLoad } from '../scripts/bench/stream_load.ts';
 import { nginxMissing, startNginx } from '../scripts/bench/nginx.ts';
 import {
   floorOnDeno,
+  type RelayFloorMode,
   startHostLegsRelay,
   startNullProxy,
   startNullRelay,
 } from '../scripts/bench/floors/mod.ts';
+import type { ChildProcess } from '../scripts/host_process.ts';
 import { type Sandbox, SANDBOX_TOKEN, startSandbox, WORLD_IDS } from '../scripts/sandbox/mod.ts';
 import { SEND_AHEAD_BYTES, startFloodUpstream } from '../scripts/bench/flood_upstream.ts';
 import { admittedSubscriber, type Subscriber } from './relay/subscriber.ts';
@@ -222,6 +224,22 @@ Deno.test({
     }),
 });
 
+/** Two round trips through the relay floor `start` gives in each mode, `pass` and `plain`. */
+async function passesFrames(
+  sb: Sandbox,
+  start: (mode: RelayFloorMode) => Promise<ChildProcess>,
+): Promise<void> {
+  for (const mode of ['pass', 'plain'] as const) {
+    const relay = await start(mode);
+    try {
+      sb.reset();
+      await roundTripsThrough(sb, relay.url, '/any-path', 2);
+    } finally {
+      await relay.stop();
+    }
+  }
+}
+
 for (const kind of ['deno', 'node'] as const) {
   Deno.test(`floors (${kind}): the null proxy injects the token; the host-legs relays pass frames`, async () => {
     await withSandbox(async (sb) => {
@@ -232,45 +250,21 @@ for (const kind of ['deno', 'node'] as const) {
         await proxy.stop();
       }
       // the relay scenario's floors, both modes
-      for (const mode of ['pass', 'plain'] as const) {
-        const relay = await startHostLegsRelay(kind, sb.wsUrl, mode);
-        try {
-          sb.reset();
-          await roundTripsThrough(sb, relay.url, '/any-path', 2);
-        } finally {
-          await relay.stop();
-        }
-      }
+      await passesFrames(sb, (mode) => startHostLegsRelay(kind, sb.wsUrl, mode));
     });
   });
 }
 
 Deno.test('floors (deno, WebSocketStream leg): the null relay passes frames, pass and plain', async () => {
   await withSandbox(async (sb) => {
-    for (const mode of ['pass', 'plain'] as const) {
-      const relay = await startNullRelay('deno', sb.wsUrl, mode, 'stream');
-      try {
-        sb.reset();
-        await roundTripsThrough(sb, relay.url, '/any-path', 2);
-      } finally {
-        await relay.stop();
-      }
-    }
+    await passesFrames(sb, (mode) => startNullRelay('deno', sb.wsUrl, mode, 'stream'));
   });
 });
 
 Deno.test('floors on Deno with the Node legs (ws, and one write per turn): frames pass, pass and plain', async () => {
   await withSandbox(async (sb) => {
     for (const file of ['null_relay_node.mjs', 'null_relay_node_turn.ts']) {
-      for (const mode of ['pass', 'plain'] as const) {
-        const relay = await floorOnDeno(file, sb.wsUrl, mode);
-        try {
-          sb.reset();
-          await roundTripsThrough(sb, relay.url, '/any-path', 2);
-        } finally {
-          await relay.stop();
-        }
-      }
+      await passesFrames(sb, (mode) => floorOnDeno(file, sb.wsUrl, mode));
     }
   });
 });

@@ -23,7 +23,7 @@
  */
 import { createSvcProxy } from '../../mod.ts';
 import { isLoopbackName } from '../../src/http/host_origin.ts';
-import { bindAddress, isLoopbackBind, loadEnv } from '../env.ts';
+import { bindAddress, isLoopbackBind, listenUrl, loadEnv } from '../env.ts';
 import { denoOutbound } from './outbound.ts';
 import { createIsolateMetrics } from './parallel_metrics.ts';
 import { denoHandler } from './serve_handler.ts';
@@ -57,7 +57,6 @@ export default {
       Deno.exit(1);
     }
     for (const line of proxy.startupLines) console.log(line);
-    const shown = hostname.includes(':') ? `[${hostname}]` : hostname;
-    console.log(`svc-gateway listening on http://${shown}:${port} (${workers} workers)`);
+    console.log(`svc-gateway listening on ${listenUrl(hostname, port)} (${workers} workers)`);
   },
 } satisfies Deno.ServeDefaultExport;

@@ -8,6 +8,7 @@
  */
 import type { SvcProxy } from '../../src/proxy.ts';
 import type { DenoHost } from './server.ts';
+import { listenUrl } from '../env.ts';
 import { adaptWebSocket } from '../../src/ws/mod.ts';
 import { plainResponse, refusalResponse } from '../../src/http/responses.ts';
 import { checkHost } from '../../src/http/host_origin.ts';
@@ -144,9 +145,8 @@ export function serveWithDenoServe(proxy: SvcProxy, host: string, port: number):
       port,
       onError: quietDrop,
       onListen: ({ port: bound }) => {
-        const shown = host.includes(':') ? `[${host}]` : host;
         resolve({
-          url: `http://${shown}:${bound}`,
+          url: listenUrl(host, bound),
           port: bound,
           shutdown: async () => {
             await proxy.close();

@@ -4,35 +4,34 @@
  * hosts".
  */
 import type { SvcProxy } from '../../src/proxy.ts';
-import { createNodeServer } from '../node/server.ts';
+import { createNodeServer, listenOn } from '../node/server.ts';
+import { listenUrl } from '../env.ts';
 
 /** A running Deno host. */
 export interface DenoHost {
   /** e.g. http://127.0.0.1:8000 */
   url: string;
   port: number;
+  /**
+   * Closes the proxy (relay sockets 1001, its timers), then every connection at once, requests in
+   * flight included (tests, the demo and the fault suite stop hosts this way).
+   */
   shutdown(): Promise<void>;
 }
 
-/** Serves `proxy` on host:port; resolves once listening. */
-export function serveDeno(proxy: SvcProxy, host: string, port: number): Promise<DenoHost> {
+/** Serves `proxy` on host:port; resolves once listening, rejects with the listen error. */
+export async function serveDeno(proxy: SvcProxy, host: string, port: number): Promise<DenoHost> {
   const server = createNodeServer(proxy);
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      const bound = (server.address() as { port: number }).port;
-      const shown = host.includes(':') ? `[${host}]` : host;
-      resolve({
-        url: `http://${shown}:${bound}`,
-        port: bound,
-        shutdown: async () => {
-          await proxy.close();
-          await new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeAllConnections();
-          });
-        },
+  const bound = await listenOn(server, host, port);
+  return {
+    url: listenUrl(host, bound),
+    port: bound,
+    shutdown: async () => {
+      await proxy.close();
+      await new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
       });
-    });
-  });
+    },
+  };
 }

@@ -70,21 +70,35 @@ function closing(socket: Duplex): boolean {
   return socket.writableEnded || socket.destroyed;
 }
 
+/** The latest answer on `socket` when it is still being made (not finished, not destroyed). */
+function unfinishedAnswer(socket: Duplex): ServerResponse | null {
+  const last = latest.get(socket);
+  // finished, or destroyed with its connection (its close already happened): nothing to wait for
+  if (last === undefined || last.writableFinished || last.destroyed) return null;
+  return last;
+}
+
+/**
+ * Ends the connection once `answer` (its latest) is done: what the answer wrote is flushed first,
+ * like node:http's destroySoon.
+ */
+function endAfter(answer: ServerResponse, socket: Duplex): void {
+  answer.once('close', () => {
+    if (!socket.writable || socket.writableFinished) return void socket.destroy();
+    socket.once('finish', () => socket.destroy());
+    socket.end();
+  });
+}
+
 /**
  * Whether an upgrade on `socket` arrived behind an unfinished answer. If so the connection is
  * ended once that answer is done (its bytes still reach the caller) and the upgrade reaches
  * nothing: the caller must not serve it.
  */
 export function upgradeBehindAnswer(socket: Duplex): boolean {
-  const last = latest.get(socket);
-  // finished, or destroyed with its connection (its close already happened): nothing to wait for
-  if (last === undefined || last.writableFinished || last.destroyed) return false;
-  last.once('close', () => {
-    // like node:http's destroySoon: what the answer wrote is flushed, then the connection ends
-    if (!socket.writable || socket.writableFinished) return void socket.destroy();
-    socket.once('finish', () => socket.destroy());
-    socket.end();
-  });
+  const last = unfinishedAnswer(socket);
+  if (last === null) return false;
+  endAfter(last, socket);
   return true;
 }
 
@@ -106,13 +120,11 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = Object.freeze({
  * connection ends at once (no answer can be given to it).
  */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  const last = latest.get(socket);
-  const inFlight = last !== undefined && !last.writableFinished && !last.destroyed;
-  if (inFlight && error.code?.startsWith('HPE_') && last.req.complete) {
-    upgradeBehindAnswer(socket);
-    return;
+  const last = unfinishedAnswer(socket);
+  if (last !== null && error.code?.startsWith('HPE_') && last.req.complete) {
+    return endAfter(last, socket);
   }
-  if (!socket.writable || (inFlight && last.headersSent)) return void socket.destroy();
+  if (!socket.writable || last?.headersSent) return void socket.destroy();
   const status = CLIENT_ERROR_STATUS[error.code ?? ''] ?? '400 Bad Request';
   socket.once('finish', () => socket.destroy());
   socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);

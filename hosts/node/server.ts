@@ -51,6 +51,20 @@ export function createHostServer(
   return server;
 }
 
+/**
+ * Binds `server` on host:port; resolves with the port bound (the one asked for, or a free one for
+ * 0). Rejects with the listen error (e.g. EADDRINUSE), which is then no longer listened to.
+ */
+export function listenOn(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((done, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, () => {
+      server.off('error', fail);
+      done((server.address() as { port: number }).port);
+    });
+  });
+}
+
 /** Builds the http.Server for `proxy` (not yet listening); unclaimed paths answer 404. */
 export function createNodeServer(proxy: SvcProxy): Server {
   const handler = createNodeHandler(proxy);

@@ -16,12 +16,12 @@ import type { Duplex } from 'node:stream';
 import { DEFAULTS } from '../../src/config/defaults.ts';
 import type { Env, SvcProxyOptions } from '../../src/config/options.ts';
 import { createSvcProxy, type SvcProxy } from '../../src/proxy.ts';
-import { bindAddress, isLoopbackBind, loadEnv } from '../env.ts';
+import { bindAddress, isLoopbackBind, listenUrl, loadEnv } from '../env.ts';
 import { enterBasePath, normaliseBasePath } from './base_path.ts';
 import { isGatewayPath, pathOf } from './gateway_paths.ts';
 import { createNodeHandler } from './handler.ts';
 import { nodeOutbound } from './outbound.ts';
-import { createHostServer, notFound } from './server.ts';
+import { createHostServer, listenOn, notFound } from './server.ts';
 import { createStaticHandler } from './static.ts';
 
 /** What createSvcServer takes; every field is optional. */
@@ -120,15 +120,10 @@ export function createSvcServer(init: SvcServerOptions = {}): SvcServer {
       if (proxy.config.refusal) {
         return Promise.reject(new Error(`REFUSING TO SERVE: ${proxy.config.refusal}`));
       }
-      return new Promise((done, fail) => {
-        server.once('error', fail);
-        server.listen(port, host, () => {
-          server.off('error', fail);
-          const bound = (server.address() as { port: number }).port;
-          const shown = host.includes(':') ? `[${host}]` : host;
-          done({ url: `http://${shown}:${bound}${basePath}`, port: bound });
-        });
-      });
+      return listenOn(server, host, port).then((bound) => ({
+        url: `${listenUrl(host, bound)}${basePath}`,
+        port: bound,
+      }));
     },
     close() {
       closing ??= new Promise<void>((done) => {
