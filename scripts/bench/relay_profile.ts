@@ -3,9 +3,11 @@
  * "WebSocket relay": where a relayed frame's CPU goes). Starts the flood upstream, the host with
  * `--cpu-prof` (Node: the built npm package; Deno: hosts/deno/serve.ts) and its plain floor (the
  * floor with the host's legs: floors/mod.ts `startHostLegsRelay`), streams `sockets` x `streams`
- * subscriptions of small or 1 KiB frames through each for `seconds`, prints frames/s and CPU per 100k frames of both, stops the host (the runtime writes
- * the profile on exit) and prints the profile's self time per function and per file
- * (`cpuprofile_summary.ts`). Not part of `deno task bench`: a tool for reading the hot path.
+ * subscriptions of small or 1 KiB frames through each for `seconds`, prints frames/s and CPU per
+ * 100k frames of both, stops both (the runtime writes a profile on exit; the floor is profiled
+ * too, so the two can be read side by side) and prints each profile's self time per function and
+ * per file (`cpuprofile_summary.ts`). Not part of `deno task bench`: a tool for reading the hot
+ * path.
  *
  * `deno run --allow-all scripts/bench/relay_profile.ts <deno|node> [small|1KiB] [SxN] [seconds]`;
  * RELAY_PROFILE_NPM names another built npm package for the Node host (e.g. a copy of main's, to
@@ -28,6 +30,7 @@ const [sockets, streams] = shapeArg.split('x').map(Number);
 const seconds = Number(secondsArg);
 const query = sizeArg === 'small' ? SMALL_QUERY : FLOOD_QUERY;
 const profileDir = await Deno.makeTempDir({ prefix: 'relay-profile-' });
+const floorProfileDir = await Deno.makeTempDir({ prefix: 'relay-profile-floor-' });
 const wsUrl = (url: string) => url.replace(/^http/, 'ws');
 
 const upstream = await startChildProcess({
@@ -56,7 +59,10 @@ const host = await startChildProcess({
   },
   ready: /listening on (http:\/\/\S+)/,
 });
-const floor = await startHostLegsRelay(kind, `${wsUrl(upstream.url)}/graphql`, 'plain');
+const floor = await startHostLegsRelay(kind, `${wsUrl(upstream.url)}/graphql`, 'plain', [
+  '--cpu-prof',
+  `--cpu-prof-dir=${floorProfileDir}`,
+]);
 try {
   const targets = [
     { label: 'plain floor', url: `${wsUrl(floor.url)}/graphql`, pid: floor.pid },
@@ -79,8 +85,10 @@ try {
   await floor.stop();
   await upstream.stop();
 }
-for (const entry of Deno.readDirSync(profileDir)) {
-  const path = `${profileDir}/${entry.name}`;
-  console.log(`profile: ${path}`);
-  console.log(summariseProfile(JSON.parse(Deno.readTextFileSync(path)), 45));
+for (const [label, dir] of [[kind, profileDir], ['plain floor', floorProfileDir]]) {
+  for (const entry of Deno.readDirSync(dir)) {
+    const path = `${dir}/${entry.name}`;
+    console.log(`profile of the ${label}: ${path}`);
+    console.log(summariseProfile(JSON.parse(Deno.readTextFileSync(path)), 45));
+  }
 }

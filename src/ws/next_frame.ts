@@ -70,6 +70,13 @@ for (
 const STRING_BODY = /[^"\\\u0000-\u001f]*/y;
 /** Characters of a string scanned by hand before the regex takes over. */
 const SHORT_RUN = 16;
+/**
+ * Characters past the hand-scanned run from which a string without an escape is checked by the
+ * runtime's JSON parser instead of the regex ({@link plainLongString}). Below it the regex is the
+ * cheaper of the two (measured on Deno and Node at 16-1000 characters: the parser's call costs
+ * about 90 ns whatever the length, the regex about 0.6 ns a character).
+ */
+const LONG_RUN = 240;
 
 /**
  * Whether the number text [start, end) reads back as `JSON.stringify` would write it: not past
@@ -82,6 +89,23 @@ function plainNumber(t: string, start: number, end: number, exponent: boolean): 
   if (short && t.charCodeAt(start + 1) !== 0x30) return true;
   const value = Number(t.slice(start, end));
   return Number.isFinite(value) && !Object.is(value, -0);
+}
+
+/**
+ * Whether the text between the quotes at `open` and `close` (the first `"` after `open`) is a
+ * JSON string's body without any escape: the runtime's JSON parser reads the literal
+ * `t[open..close]` (it refuses a control character, a bad escape, a body cut at an escaped
+ * quote), and a body that reads back at its own length held no escape, as every escape reads as
+ * fewer characters than it is written with. The parser scans a long body about three times as
+ * fast as {@link STRING_BODY} (1000 characters: 215 against 590 ns on Deno, 380 against 630 on
+ * Node). False sends the caller back to the regex, which decides.
+ */
+function plainLongString(t: string, open: number, close: number): boolean {
+  try {
+    return (JSON.parse(t.slice(open, close + 1)) as string).length === close - open - 1;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether `c` is an ASCII digit. */
@@ -129,15 +153,19 @@ class Scanner {
   string(at: number, plain: boolean): number {
     const t = this.text;
     const end = t.length;
+    const open = at;
+    let escaped = false;
     at++;
     for (;;) {
       // a short run by hand (most keys and values: a regex call costs more than their scan), the
-      // rest of a long one by the regex
+      // rest of a long one without escapes by the JSON parser, else by the regex
       const stop = at + SHORT_RUN < end ? at + SHORT_RUN : end;
       for (let c = t.charCodeAt(at); at < stop && c !== 0x22 && c !== 0x5c && c >= 0x20;) {
         c = t.charCodeAt(++at);
       }
       if (at === stop) {
+        const close = escaped ? -1 : t.indexOf('"', at);
+        if (close - at >= LONG_RUN && plainLongString(t, open, close)) return close + 1;
         STRING_BODY.lastIndex = at;
         STRING_BODY.test(t);
         at = STRING_BODY.lastIndex;
@@ -152,6 +180,7 @@ class Scanner {
         e !== 0x74
       ) return GIVE_UP;
       at += 2;
+      escaped = true;
     }
   }
 

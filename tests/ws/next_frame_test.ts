@@ -121,6 +121,29 @@ Deno.test('next frames: a frame written as the relay writes it leaves as its own
   }
 });
 
+Deno.test('next frames: long strings are checked whole wherever their fault sits', () => {
+  // strings past the hand-scanned run and the parser's threshold (300 and 2000 characters), a
+  // fault at their start, middle and end
+  for (const length of [300, 2000]) {
+    for (const at of [0, length >> 1, length - 1]) {
+      const body = (put: string) => 'x'.repeat(at) + put + 'x'.repeat(length - at);
+      const frame = (text: string) => `{"id":"1","type":"next","payload":{"data":{"s":"${text}"}}}`;
+      const taken = [body(''), body('\\n'), body('\\"'), body('\\\\'), body('\ud800'), body('é')];
+      for (const text of taken.map(frame)) {
+        const fast = fastPath(text);
+        assert.ok(fast !== null, text.slice(0, 80));
+        assert.deepEqual(JSON.parse(fast), JSON.parse(objectPath(text)!), text.slice(0, 80));
+      }
+      // control characters, escapes written otherwise, a quote cut by its escape, a body cut off
+      const left = [body('\u0001'), body('\t'), body('\\u0041'), body('\\/'), body('\\')];
+      for (const text of left.map(frame)) assert.equal(scanNext(text), null, text.slice(0, 80));
+      assert.equal(scanNext(`{"id":"1","type":"next","payload":{"data":"${body('')}`), null);
+      assert.equal(scanNext(`{"id":"1","type":"next","payload":{"${body('')}":1}}`)?.payload, '{}');
+      assert.equal(scanNext(`{"id":"1","type":"next","payload":{"${body('\\n')}":1}}`), null);
+    }
+  }
+});
+
 /** A next frame around arbitrary JSON values, keys in any order, extra keys at both levels. */
 const nextFrames = fc.record({
   id: fc.string({ minLength: 1, maxLength: 8 }).filter((s) => JSON.stringify(s) === `"${s}"`),

@@ -52,15 +52,18 @@ export type RelayFloorLeg = 'ws' | 'stream';
 /**
  * Starts the do-nothing WebSocket relay null_relay.ts (Deno: Deno.upgradeWebSocket toward the
  * browser, the upstream leg per `leg`) or null_relay_node.mjs (Node) to `upstream` (a ws URL with
- * its path), with the gateway's flow-control marks (see the floor scripts).
+ * its path), with the gateway's flow-control marks (see the floor scripts). `runtimeFlags` go to
+ * the runtime before the script (e.g. `--cpu-prof`).
  */
 export function startNullRelay(
   kind: HostKind,
   upstream: string,
   mode: RelayFloorMode = 'pass',
   leg: RelayFloorLeg = 'ws',
+  runtimeFlags: string[] = [],
 ): Promise<ChildProcess> {
   const command = floorCommand(kind, 'null_relay');
+  command.splice(-1, 0, ...runtimeFlags);
   // WebSocketStream is unstable on Deno 2.9: the flag goes before the script
   if (kind === 'deno' && leg === 'stream') command.splice(-1, 0, '--unstable-net');
   return startChildProcess({
@@ -70,14 +73,20 @@ export function startNullRelay(
   });
 }
 
-/** Runs the floor script `file` (under floors/, e.g. `null_relay_node_turn.ts`) on Deno. */
+/**
+ * Runs the floor script `file` (under floors/, e.g. `null_relay_node_turn.ts`) on Deno;
+ * `runtimeFlags` go to `deno run` before the script (e.g. `--cpu-prof`).
+ */
 export function floorOnDeno(
   file: string,
   upstream: string,
   mode: RelayFloorMode,
+  runtimeFlags: string[] = [],
 ): Promise<ChildProcess> {
+  const command = denoRun(`scripts/bench/floors/${file}`);
+  command.splice(-1, 0, ...runtimeFlags);
   return startChildProcess({
-    command: denoRun(`scripts/bench/floors/${file}`),
+    command,
     env: { UPSTREAM: upstream, MODE: mode, HOST: '127.0.0.1', PORT: '0' },
     ready: /^null relay listening on (\S+)$/,
   });
@@ -87,13 +96,17 @@ export function floorOnDeno(
  * Starts the relay floor with the legs of the host on `kind` (the relay scenario's floors): on
  * Deno null_relay_node_turn.ts (node:http and a `ws` server toward the browser with one write per
  * turn, the `ws` client upstream: hosts/deno/server.ts runs the Node server on Deno), on Node
- * null_relay_node.mjs (`ws` both ends). `mode` as {@link RelayFloorMode}.
+ * null_relay_node.mjs (`ws` both ends). `mode` as {@link RelayFloorMode}; `runtimeFlags` go to
+ * the runtime before the script.
  */
 export function startHostLegsRelay(
   kind: HostKind,
   upstream: string,
   mode: RelayFloorMode,
+  runtimeFlags: string[] = [],
 ): Promise<ChildProcess> {
-  if (kind === 'deno') return floorOnDeno('null_relay_node_turn.ts', upstream, mode);
-  return startNullRelay('node', upstream, mode);
+  if (kind === 'deno') {
+    return floorOnDeno('null_relay_node_turn.ts', upstream, mode, runtimeFlags);
+  }
+  return startNullRelay('node', upstream, mode, 'ws', runtimeFlags);
 }
