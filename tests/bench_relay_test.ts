@@ -263,7 +263,7 @@ Deno.test('floors (deno, WebSocketStream leg): the null relay passes frames, pas
 
 Deno.test('floors on Deno with the Node legs (ws, and one write per turn): frames pass, pass and plain', async () => {
   await withSandbox(async (sb) => {
-    for (const file of ['null_relay_node.mjs', 'null_relay_node_turn.ts']) {
+    for (const file of ['null_relay_node.mjs', 'null_relay_turn.ts']) {
       await passesFrames(sb, (mode) => floorOnDeno(file, sb.wsUrl, mode));
     }
   });

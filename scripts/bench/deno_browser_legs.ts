@@ -7,7 +7,7 @@
  * - `node-legs`: the Node floor (floors/null_relay_node.mjs, unchanged) run on Deno: a `ws`
  *   server on node:http, the `ws` client upstream, `ws` writing each frame itself;
  * - `node-turn`: the same legs on Deno with one write per turn toward the browser
- *   (floors/null_relay_node_turn.ts, src/ws/turn_batch.ts);
+ *   (floors/null_relay_turn.ts, src/ws/turn_batch.ts);
  * - `node-on-node`: the Node floor on Node, for reference.
  *
  * With the relay scenario's pieces: streams (relay_streams.ts: small and 1 KiB frames, 1x1 and
@@ -31,7 +31,7 @@ const MODES: RelayFloorMode[] = ['pass', 'plain'];
 const FLOORS: Record<string, (upstream: string, mode: RelayFloorMode) => Promise<ChildProcess>> = {
   'deno': (upstream, mode) => startNullRelay('deno', upstream, mode),
   'node-legs': (upstream, mode) => floorOnDeno('null_relay_node.mjs', upstream, mode),
-  'node-turn': (upstream, mode) => floorOnDeno('null_relay_node_turn.ts', upstream, mode),
+  'node-turn': (upstream, mode) => floorOnDeno('null_relay_turn.ts', upstream, mode),
   'node-on-node': (upstream, mode) => startNullRelay('node', upstream, mode),
 };
 

@@ -3,11 +3,12 @@
  * figure can be read against what any proxy on the same runtime and harness pays
  * (docs/benchmarks.md "The gateway's own cost"). `null_proxy.ts` (Deno) and `null_proxy_node.mjs`
  * (Node) for HTTP (scenario `targets`); for WebSockets (scenario `relay`) the relay floors with
- * each host's legs ({@link startHostLegsRelay}): `null_relay_node_turn.ts` run by Deno (node:http,
- * `ws` both ends and one write per turn toward the browser, as `deno task serve` runs) and
- * `null_relay_node.mjs` run by Node. `null_relay.ts` (Deno.upgradeWebSocket, the legs of the
- * Deno.serve handler that `deno task serve:parallel` runs) stays for scripts/bench/deno_legs.ts and
- * deno_browser_legs.ts. Each runs as its own process.
+ * each host's legs ({@link startHostLegsRelay}): `turn_relay.mjs` (node:http, `ws` both ends and
+ * one write per turn toward the browser, as both hosts run) through `null_relay_turn.ts` on Deno
+ * and `null_relay_turn_node.mjs` on Node. `null_relay_node.mjs` (`ws` writing each frame itself)
+ * and `null_relay.ts` (Deno.upgradeWebSocket, the legs of the Deno.serve handler that `deno task
+ * serve:parallel` runs) stay for scripts/bench/deno_legs.ts and deno_browser_legs.ts. Each runs as
+ * its own process.
  */
 import {
   type ChildProcess,
@@ -52,18 +53,15 @@ export type RelayFloorLeg = 'ws' | 'stream';
 /**
  * Starts the do-nothing WebSocket relay null_relay.ts (Deno: Deno.upgradeWebSocket toward the
  * browser, the upstream leg per `leg`) or null_relay_node.mjs (Node) to `upstream` (a ws URL with
- * its path), with the gateway's flow-control marks (see the floor scripts). `runtimeFlags` go to
- * the runtime before the script (e.g. `--cpu-prof`).
+ * its path), with the gateway's flow-control marks (see the floor scripts).
  */
 export function startNullRelay(
   kind: HostKind,
   upstream: string,
   mode: RelayFloorMode = 'pass',
   leg: RelayFloorLeg = 'ws',
-  runtimeFlags: string[] = [],
 ): Promise<ChildProcess> {
   const command = floorCommand(kind, 'null_relay');
-  command.splice(-1, 0, ...runtimeFlags);
   // WebSocketStream is unstable on Deno 2.9: the flag goes before the script
   if (kind === 'deno' && leg === 'stream') command.splice(-1, 0, '--unstable-net');
   return startChildProcess({
@@ -73,31 +71,26 @@ export function startNullRelay(
   });
 }
 
-/**
- * Runs the floor script `file` (under floors/, e.g. `null_relay_node_turn.ts`) on Deno;
- * `runtimeFlags` go to `deno run` before the script (e.g. `--cpu-prof`).
- */
+/** Runs the floor script `file` (under floors/, e.g. `null_relay_node.mjs`) on Deno. */
 export function floorOnDeno(
   file: string,
   upstream: string,
   mode: RelayFloorMode,
-  runtimeFlags: string[] = [],
 ): Promise<ChildProcess> {
-  const command = denoRun(`scripts/bench/floors/${file}`);
-  command.splice(-1, 0, ...runtimeFlags);
   return startChildProcess({
-    command,
+    command: denoRun(`scripts/bench/floors/${file}`),
     env: { UPSTREAM: upstream, MODE: mode, HOST: '127.0.0.1', PORT: '0' },
     ready: /^null relay listening on (\S+)$/,
   });
 }
 
 /**
- * Starts the relay floor with the legs of the host on `kind` (the relay scenario's floors): on
- * Deno null_relay_node_turn.ts (node:http and a `ws` server toward the browser with one write per
- * turn, the `ws` client upstream: hosts/deno/server.ts runs the Node server on Deno), on Node
- * null_relay_node.mjs (`ws` both ends). `mode` as {@link RelayFloorMode}; `runtimeFlags` go to
- * the runtime before the script.
+ * Starts the relay floor with the legs of the host on `kind` (the relay scenario's floors):
+ * turn_relay.mjs, node:http and a `ws` server toward the browser with one write per turn, the `ws`
+ * client upstream, as both hosts run (hosts/deno/server.ts runs the Node server on Deno), through
+ * its runtime's entry (null_relay_turn.ts on Deno, null_relay_turn_node.mjs on Node, which needs
+ * the built npm package). `mode` as {@link RelayFloorMode}; `runtimeFlags` go to the runtime
+ * before the script (e.g. `--cpu-prof`).
  */
 export function startHostLegsRelay(
   kind: HostKind,
@@ -105,8 +98,11 @@ export function startHostLegsRelay(
   mode: RelayFloorMode,
   runtimeFlags: string[] = [],
 ): Promise<ChildProcess> {
-  if (kind === 'deno') {
-    return floorOnDeno('null_relay_node_turn.ts', upstream, mode, runtimeFlags);
-  }
-  return startNullRelay('node', upstream, mode, 'ws', runtimeFlags);
+  const command = floorCommand(kind, 'null_relay_turn');
+  command.splice(-1, 0, ...runtimeFlags);
+  return startChildProcess({
+    command,
+    env: { UPSTREAM: upstream, MODE: mode, HOST: '127.0.0.1', PORT: '0' },
+    ready: /^null relay listening on (\S+)$/,
+  });
 }
