@@ -164,7 +164,8 @@ class Scanner {
         c = t.charCodeAt(++at);
       }
       if (at === stop) {
-        const close = escaped ? -1 : t.indexOf('"', at);
+        // (no search where the text left is too short to hold a long run: small frames)
+        const close = escaped || end - at < LONG_RUN ? -1 : t.indexOf('"', at);
         if (close - at >= LONG_RUN && plainLongString(t, open, close)) return close + 1;
         STRING_BODY.lastIndex = at;
         STRING_BODY.test(t);
