@@ -42,7 +42,7 @@ import { FLOOD_QUERY } from '../flood_upstream.ts';
 import { idleSocketMemory } from '../idle_sockets.ts';
 import { collectGarbage, inspectorUrl } from '../inspector.ts';
 import { floodPayload, streamCpuNotes, streamRounds } from '../relay_streams.ts';
-import { stalledNotes, type StalledTarget } from '../stalled_sockets.ts';
+import { STALLED_HOST_ENV, stalledNotes, type StalledTarget } from '../stalled_sockets.ts';
 import {
   type BenchContext,
   compare,
@@ -240,6 +240,7 @@ async function freshHost(
       PORT: '0',
       ...BENCH_GATEWAY_ENV,
       ...RELAY_ENV,
+      ...STALLED_HOST_ENV,
       SVC_API_BASE: upstreamUrl,
     },
     ready: /listening on (http:\/\/\S+)/,
@@ -293,7 +294,8 @@ function relayNotes(nginxMeasured: boolean, memory: string[]): string[] {
     'before its switch; bench/gateway_runner.ts SVC_BENCH_DENO_SERVE=1); cpu x plain floor: ' +
     'against the Deno plain floor for both',
     'stalled: on freshly started hosts run with --inspect (the collection after the close is ' +
-    'forced by the bench through the inspector, never by the product), all targets at once',
+    'forced by the bench through the inspector, never by the product) and their stall close ' +
+    `past the pass (WS_STALL_TIMEOUT_MS=${STALLED_HOST_ENV.WS_STALL_TIMEOUT_MS}), all targets at once`,
     ...memory,
   ];
 }
