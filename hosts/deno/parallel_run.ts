@@ -9,6 +9,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULTS } from '../../src/config/defaults.ts';
 import { bindAddress, loadEnv } from '../env.ts';
+import { SERVER_V8_FLAGS } from '../v8_flags.ts';
 
 const USAGE = 'usage: deno task serve:parallel [--workers N|auto]';
 
@@ -44,6 +45,7 @@ const child = new Deno.Command(Deno.execPath(), {
     '--allow-net',
     '--allow-env',
     '--allow-read',
+    `--v8-flags=${SERVER_V8_FLAGS.join(',')}`,
     '--host',
     host,
     '--port',

@@ -18,6 +18,9 @@ import { loadEnv } from '../env.ts';
 import { reportListening, runPrimary, workerCount, workerIndex } from './cluster.ts';
 import { createWorkerMetrics } from './cluster_metrics.ts';
 import { createSvcServer } from './svc_server.ts';
+import { applyServerV8Flags } from '../v8_flags.ts';
+
+applyServerV8Flags();
 
 const USAGE = 'usage: svc-gateway [--dist DIR] [--workers N|auto]';
 

@@ -68,8 +68,8 @@ export const VARIABLE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
 
 /**
  * Upper-case names with an underscore the documents quote that are not the gateway's environment
- * variables: exported constants of the client library, and what glibc reads for itself (set by
- * `deno task serve`, docs/operations.md "Memory").
+ * variables: exported constants of the client library, and what glibc and Deno read for
+ * themselves (set by `deno task serve`, docs/operations.md "Memory").
  */
 export const NOT_VARIABLES = new Set([
   'SESSION_ERROR_CODES',
@@ -77,6 +77,7 @@ export const NOT_VARIABLES = new Set([
   'PERMISSION_DENIED_CODES',
   'CLIENT_DEFAULTS',
   'MALLOC_ARENA_MAX',
+  'DENO_V8_FLAGS',
 ]);
 
 /**

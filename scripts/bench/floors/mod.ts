@@ -15,8 +15,10 @@ import {
   denoRun,
   type HostKind,
   ROOT,
+  serveTaskEnv,
   startChildProcess,
 } from '../../host_process.ts';
+import { SERVER_V8_FLAGS } from '../../../hosts/v8_flags.ts';
 
 /** The command that runs the floor `name` (without extension) on `kind`. */
 function floorCommand(kind: HostKind, name: string): string[] {
@@ -89,8 +91,9 @@ export function floorOnDeno(
  * turn_relay.mjs, node:http and a `ws` server toward the browser with one write per turn, the `ws`
  * client upstream, as both hosts run (hosts/deno/server.ts runs the Node server on Deno), through
  * its runtime's entry (null_relay_turn.ts on Deno, null_relay_turn_node.mjs on Node, which needs
- * the built npm package). `mode` as {@link RelayFloorMode}; `runtimeFlags` go to the runtime
- * before the script (e.g. `--cpu-prof`).
+ * the built npm package), with the runtime settings its host runs with (hosts/v8_flags.ts; on
+ * Deno what `deno task serve` sets). `mode` as {@link RelayFloorMode}; `runtimeFlags` go to the
+ * runtime before the script (e.g. `--cpu-prof`).
  */
 export function startHostLegsRelay(
   kind: HostKind,
@@ -99,10 +102,18 @@ export function startHostLegsRelay(
   runtimeFlags: string[] = [],
 ): Promise<ChildProcess> {
   const command = floorCommand(kind, 'null_relay_turn');
-  command.splice(-1, 0, ...runtimeFlags);
+  // the runtime's settings as the host runs with them: Node's V8 flags (the bin sets them at
+  // start), Deno's from `deno task serve` (its allocator and V8 flags)
+  command.splice(-1, 0, ...(kind === 'node' ? SERVER_V8_FLAGS : []), ...runtimeFlags);
   return startChildProcess({
     command,
-    env: { UPSTREAM: upstream, MODE: mode, HOST: '127.0.0.1', PORT: '0' },
+    env: {
+      ...(kind === 'deno' ? serveTaskEnv() : {}),
+      UPSTREAM: upstream,
+      MODE: mode,
+      HOST: '127.0.0.1',
+      PORT: '0',
+    },
     ready: /^null relay listening on (\S+)$/,
   });
 }
