@@ -8,9 +8,8 @@
  * makes them long-lived for a while, then every relayed frame makes them garbage at once. Once a
  * burst has marked those sites, each frame's garbage lands in the old generation, and full
  * collections run where scavenges did: measured on the Deno host at 16 sockets x 8 streams of
- * 1 KiB frames after 1000 idle sockets had opened and closed, 0.47-0.58 CPU s per 100k frames
- * against 0.42-0.44 with pretenuring off (and 0.42-0.43 without the burst); the Node host
- * 0.50-0.58 against 0.44-0.46.
+ * 1 KiB frames after 1000 idle sockets had opened and closed, 0.47-0.61 CPU s per 100k frames
+ * against 0.40-0.44 with pretenuring off; the Node host 0.50-0.58 against 0.38-0.49.
  *
  * Set by the processes the gateway owns, never by the library entries (the Vite plugin and the
  * serverless function run in a process that is not the gateway's): the `svc-gateway` bin and its

@@ -3,7 +3,7 @@
  * the Node host's `svc-gateway --workers`. Runs `deno serve --parallel` over parallel.ts with the
  * bind and worker count of the environment (process over ./.env): HOST (default 127.0.0.1), PORT
  * (default 8000), `--workers` or WORKERS (1..DEFAULTS.workersMax, or `auto`: one per core, the
- * default, or DENO_JOBS when set).
+ * default, or DENO_JOBS when set), and the server V8 flags (../v8_flags.ts).
  * SIGTERM and SIGINT are passed on; exits with the server's code. A usage error exits 2.
  */
 import { parseArgs } from 'node:util';

@@ -10,7 +10,8 @@
  * gracefully (in-flight requests finish, relay sockets close 1001), then exit 0. Outbound calls
  * go through undici's EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). SPEC "Startup
  * behaviour and hosts". With more than one worker (docs/operations.md "Limits across processes"),
- * cluster.ts runs them on one port: one startup report, every worker drained on SIGTERM.
+ * cluster.ts runs them on one port: one startup report, every worker drained on SIGTERM. Each
+ * process sets the server V8 flags first (../v8_flags.ts: allocation-site pretenuring off).
  */
 import process from 'node:process';
 import { parseArgs } from 'node:util';

@@ -112,9 +112,10 @@ export const STALLED_PASS = { sockets: 8, seconds: 25, afterCloseS: 60 } as cons
 /**
  * What the gateways of the pass are started with: their stall close (WS_STALL_TIMEOUT_MS, 30 s by
  * default, docs/operations.md "Slow and vanished peers on the relay") put past the pass, so that
- * it does not end the stall being measured (a subscriber pauses as it subscribes, before the 25 s
- * of readings start, and the readings run late on a busy machine: with the default the gateways
- * closed the sockets in the last seconds of the readings).
+ * it cannot end the stall being measured (a subscriber pauses as it subscribes, before the 25 s
+ * of readings start, and the readings run late on a busy machine). A stall close alone does not
+ * move the reading (measured: the Node host closing its 8 stalled sockets at 15 s kept its
+ * resident memory where it was), so a fall in the readings is the runtime giving memory back.
  */
 export const STALLED_HOST_ENV: Readonly<Record<string, string>> = {
   WS_STALL_TIMEOUT_MS: String((STALLED_PASS.seconds + 30) * 1000),
