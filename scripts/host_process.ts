@@ -136,8 +136,8 @@ let serveTaskEnvRead: Readonly<Record<string, string>> | null = null;
 
 /**
  * The variables `deno task serve` sets before it starts the Deno host: the leading `NAME=value`
- * words of the `serve` task in deno.json (its allocator settings, docs/operations.md "Memory"), so
- * a Deno host started here runs as the task runs it.
+ * words of the `serve` task in deno.json (its allocator settings and V8 flags, docs/operations.md
+ * "Memory"), so a Deno host started here runs as the task runs it.
  */
 export function serveTaskEnv(): Record<string, string> {
   if (serveTaskEnvRead === null) {

@@ -53,6 +53,23 @@ export type RelayFloorMode = 'pass' | 'plain';
 export type RelayFloorLeg = 'ws' | 'stream';
 
 /**
+ * Starts a relay floor process from `command` toward `upstream` in `mode`; `env` adds to what
+ * every relay floor reads (UPSTREAM, MODE, HOST, PORT). Resolves once it printed its address.
+ */
+function startRelayFloor(
+  command: string[],
+  upstream: string,
+  mode: RelayFloorMode,
+  env: Record<string, string> = {},
+): Promise<ChildProcess> {
+  return startChildProcess({
+    command,
+    env: { ...env, UPSTREAM: upstream, MODE: mode, HOST: '127.0.0.1', PORT: '0' },
+    ready: /^null relay listening on (\S+)$/,
+  });
+}
+
+/**
  * Starts the do-nothing WebSocket relay null_relay.ts (Deno: Deno.upgradeWebSocket toward the
  * browser, the upstream leg per `leg`) or null_relay_node.mjs (Node) to `upstream` (a ws URL with
  * its path), with the gateway's flow-control marks (see the floor scripts).
@@ -66,11 +83,7 @@ export function startNullRelay(
   const command = floorCommand(kind, 'null_relay');
   // WebSocketStream is unstable on Deno 2.9: the flag goes before the script
   if (kind === 'deno' && leg === 'stream') command.splice(-1, 0, '--unstable-net');
-  return startChildProcess({
-    command,
-    env: { UPSTREAM: upstream, MODE: mode, LEG: leg, HOST: '127.0.0.1', PORT: '0' },
-    ready: /^null relay listening on (\S+)$/,
-  });
+  return startRelayFloor(command, upstream, mode, { LEG: leg });
 }
 
 /** Runs the floor script `file` (under floors/, e.g. `null_relay_node.mjs`) on Deno. */
@@ -79,11 +92,7 @@ export function floorOnDeno(
   upstream: string,
   mode: RelayFloorMode,
 ): Promise<ChildProcess> {
-  return startChildProcess({
-    command: denoRun(`scripts/bench/floors/${file}`),
-    env: { UPSTREAM: upstream, MODE: mode, HOST: '127.0.0.1', PORT: '0' },
-    ready: /^null relay listening on (\S+)$/,
-  });
+  return startRelayFloor(denoRun(`scripts/bench/floors/${file}`), upstream, mode);
 }
 
 /**
@@ -105,15 +114,5 @@ export function startHostLegsRelay(
   // the runtime's settings as the host runs with them: Node's V8 flags (the bin sets them at
   // start), Deno's from `deno task serve` (its allocator and V8 flags)
   command.splice(-1, 0, ...(kind === 'node' ? SERVER_V8_FLAGS : []), ...runtimeFlags);
-  return startChildProcess({
-    command,
-    env: {
-      ...(kind === 'deno' ? serveTaskEnv() : {}),
-      UPSTREAM: upstream,
-      MODE: mode,
-      HOST: '127.0.0.1',
-      PORT: '0',
-    },
-    ready: /^null relay listening on (\S+)$/,
-  });
+  return startRelayFloor(command, upstream, mode, kind === 'deno' ? serveTaskEnv() : {});
 }

@@ -6,9 +6,10 @@
  * with a fixed next + complete, streams sent as fast as the socket drains), nginx passing the
  * upgrade through (the anchor of a proxy that never parses a frame; skipped when nginx is not
  * installed), the floors on each runtime with the host's legs and flow-control marks
- * (../floors/ `startHostLegsRelay`: on Deno node:http + `ws` + one write per turn, as `deno task
- * serve` runs; on Node `ws` both ends; `pass` passes the bytes across, `plain` parses and
- * re-serialises every frame the plain way and nothing else), both hosts, and `deno-serve`: the
+ * (../floors/ `startHostLegsRelay`: node:http + `ws` + one write per turn toward the browser, as
+ * both hosts run, with the runtime settings of their host; `pass` passes the bytes across, `plain`
+ * parses and re-serialises every frame the plain way and nothing else), both hosts, and
+ * `deno-serve`: the
  * Deno host served by Deno.serve with the fetch handler of `deno task serve:parallel`
  * (Deno.upgradeWebSocket for the browser leg; ../gateway_runner.ts SVC_BENCH_DENO_SERVE=1), the
  * Deno host before its switch to node:http, in the same rounds.
@@ -232,7 +233,7 @@ async function freshHost(
   const host = await startChildProcess({
     command: freshCommand(kind),
     env: {
-      // a Deno host runs as `deno task serve` starts it (its allocator setting)
+      // a Deno host runs as `deno task serve` starts it (its allocator and V8 settings)
       ...(kind === 'node' ? {} : serveTaskEnv()),
       ...(kind === DENO_SERVE.label ? DENO_SERVE.env : {}),
       SVC_TOKEN: context.token,
@@ -284,11 +285,11 @@ function relayNotes(nginxMeasured: boolean, memory: string[]): string[] {
     'nginx: the frame-blind anchor (bench/nginx.ts: the upgrade passed through, frames ' +
     'relayed as bytes; the client sends the token in connection_init as it does directly)' +
     (nginxMeasured ? '' : ': skipped, no nginx found'),
-    "null relay <runtime> pass / plain: the floors (bench/floors/), with the host's legs (Deno: " +
-    'node:http + a ws server, one write per turn toward the browser, the ws client upstream, as ' +
-    '`deno task serve` runs; Node: ws both ends) and its flow-control marks; pass: bytes passed ' +
-    'across; plain: JSON.parse + JSON.stringify of every frame and nothing else; the client ' +
-    'sends the token in connection_init',
+    "null relay <runtime> pass / plain: the floors (bench/floors/), with the hosts' legs " +
+    '(node:http + a ws server, one write per turn toward the browser, the ws client upstream), ' +
+    "their host's runtime settings and flow-control marks; pass: bytes passed across; plain: " +
+    'JSON.parse + JSON.stringify of every frame and nothing else; the client sends the token in ' +
+    'connection_init',
     'deno: `deno task serve` (node:http + ws on Deno); deno-serve: the same core served by ' +
     'Deno.serve + Deno.upgradeWebSocket (the serve:parallel handler, one process: the Deno host ' +
     'before its switch; bench/gateway_runner.ts SVC_BENCH_DENO_SERVE=1); cpu x plain floor: ' +
