@@ -4,7 +4,8 @@
  * round: every frame size, every shape, every target in turn, so the machine's other load falls
  * on all alike), with the figures taken per round against that round's direct and floors:
  *
- * - frames/s x direct (every round: the issue's ">= 0.9x direct in every round");
+ * - frames/s x direct (every round: the relay's goal is ">= 0.9x direct in every round",
+ *   docs/benchmarks.md "WebSocket relay");
  * - CPU s per 100k frames of the measured process, and x the plain floor on the same runtime
  *   (`null relay <runtime> plain`: parse + stringify of every frame and nothing else);
  * - at 16x8, a host's ratio x nginx's ratio (nginx: the frame-blind anchor).

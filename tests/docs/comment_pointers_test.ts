@@ -16,8 +16,15 @@ const SKIP = new Set(['node_modules', 'npm', 'dist', 'dist-bin', '.git']);
 const SELF = 'tests/docs/comment_pointers_test.ts';
 const TEXT = /\.(ts|mts|mjs|js|md|sql|sh|json)$/;
 
-/** A ticket citation: the word, then a number (with a space, a dash, '#' or nothing between). */
-const TICKET = new RegExp(String.raw`\b(issue|ticket)[ \t]*[-#]?[ \t]*\d+`, 'i');
+/**
+ * A ticket citation: the word, then a number (with a space, a dash, '#' or nothing between), or
+ * the plural before numbers joined by a comma or "and" (a list; "issues 0 rows" is the verb).
+ */
+const TICKET = new RegExp(
+  String
+    .raw`\b(issue|ticket)[ \t]*[-#]?[ \t]*\d+|\b(issues|tickets)[ \t]+\d+[ \t]*(,|and)[ \t]*\d+`,
+  'i',
+);
 
 /** Every text file under the checked folders, as paths from the root. */
 function sourceFiles(): string[] {
@@ -106,6 +113,10 @@ Deno.test('the checks catch what they are for', () => {
   assert.equal(ticketCitations('a.ts', `// a rule (${cite})`).length, 1);
   assert.equal(ticketCitations('a.ts', `// ${cite.replace(' ', '-')} report`).length, 1);
   assert.equal(ticketCitations('a.ts', '// the issuer of a token; issues 0 rows').length, 0);
+  assert.equal(
+    ticketCitations('a.ts', `// the numbers (${cite.replace('e', 'es')}, 20)`).length,
+    1,
+  );
   assert.deepEqual(
     pointers(' * the relay (docs/operations.md "Slow and vanished peers\n * on the relay"):'),
     [{ file: 'docs/operations.md', heading: 'Slow and vanished peers on the relay' }],

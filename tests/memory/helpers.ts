@@ -8,7 +8,7 @@ import { residentBytes } from '../../scripts/bench/proc.ts';
 import { postGraphql } from '../helpers/assertions.ts';
 
 export const MIB = 1024 * 1024;
-/** The budget: 256 MiB. */
+/** The memory budget these tests give the gateway: 256 MiB. */
 export const BUDGET_BYTES = 256 * MIB;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,7 +1,8 @@
 /**
- * The keepalive and flow-control numbers (issues 20, 23) resolve like every ceiling: option,
- * then environment (WS_PING_INTERVAL_MS ... WS_FLOW_POLL_MS), then the defaults table; a value
- * that is not a positive number gives the default. The relay then keeps the low-water mark at
+ * The keepalive and flow-control numbers (docs/operations.md "Slow and vanished peers on the
+ * relay") resolve like every ceiling: option, then environment (WS_PING_INTERVAL_MS ...
+ * WS_FLOW_POLL_MS), then the defaults table; a value that is not a positive number gives the
+ * default. The relay then keeps the low-water mark at
  * or below the high-water mark and the cap at or above high-water + one upstream frame + slack.
  */
 import assert from 'node:assert/strict';
