@@ -23,18 +23,30 @@ import {
   parseBrowserFrame,
   serialiseSignal,
 } from './frames.ts';
-import { FlowDirection, type StallCause } from './flow.ts';
-import { Heartbeat } from './heartbeat.ts';
+import { BrowserSource, FlowDirection, type FlowOwner, type StallCause } from './flow.ts';
+import { Heartbeat, type HeartbeatPeer, type HeartbeatSlots } from './heartbeat.ts';
 import { InboundQueue } from './inbound.ts';
 import type { RelayLimits } from './limits.ts';
 import type { RelaySocket, UpstreamFactory } from './socket.ts';
-import { type CheckOutcome, Subscriptions } from './subscriptions.ts';
+import { type BrowserSink, type CheckOutcome, Subscriptions } from './subscriptions.ts';
 import type { AdmittedSession, RelayDeps } from './types.ts';
 import { SocketMemory } from './socket_memory.ts';
-import { type CloseSpec, UpstreamLeg } from './upstream_leg.ts';
+import {
+  type CloseSpec,
+  UpstreamLeg,
+  type UpstreamLegContext,
+  type UpstreamLegEvents,
+} from './upstream_leg.ts';
+import type { UpstreamMessage } from './frames.ts';
 
-/** The relay-wide things every connection shares. */
-export interface ConnectionContext {
+/** The browser heartbeat's timer slots. */
+const KEEPALIVE: HeartbeatSlots = { silence: 'browserKeepalive', pong: 'browserPong' };
+
+/**
+ * The relay-wide things every connection shares; the upstream legs and the flow directions read
+ * the same object (one for the whole relay, nothing copied per socket).
+ */
+export interface ConnectionContext extends UpstreamLegContext {
   deps: RelayDeps;
   openUpstream: UpstreamFactory;
   limits: RelayLimits;
@@ -53,8 +65,13 @@ export interface ConnectionContext {
  */
 type State = 'awaitingInit' | 'admitting' | 'opening' | 'ready' | 'upstreamGone' | 'closed';
 
-/** One browser socket and, once admitted, its upstream leg. */
-export class Connection {
+/**
+ * One browser socket and, once admitted, its upstream leg. It is the listener of its own parts
+ * (the leg's events, both heartbeats' and flow directions' owner, the subscriptions' sink, the
+ * memory accountant's sheddable socket), so a socket holds no closure per part
+ * (docs/benchmarks.md "WebSocket relay": memory per idle socket).
+ */
+export class Connection implements UpstreamLegEvents, HeartbeatPeer, FlowOwner, BrowserSink {
   #state: State = 'awaitingInit';
   #browser: RelaySocket;
   #ctx: ConnectionContext;
@@ -85,20 +102,11 @@ export class Connection {
     const { limits, counters } = ctx;
     this.#timers = new SocketTimers(counters);
     this.#queue = new InboundQueue(counters, limits);
-    this.#subs = new Subscriptions(counters, (text) => this.#sendBrowser(text), ctx);
+    this.#subs = new Subscriptions(counters, this, ctx);
     this.#acceptedAt = ctx.now();
     this.#browserClosed = new Promise((resolve) => this.#browserGone = resolve);
     const memory = ctx.deps.memory;
-    if (memory) {
-      const sheddable = {
-        shed: () => {
-          ctx.log('ws relay: over the memory budget; the socket holding the most closed');
-          this.#finish(CLOSE.memoryShed);
-        },
-        stalled: () => this.#stalled(),
-      };
-      this.#account = new SocketMemory(memory, sheddable, () => this.#queue.bytes);
-    }
+    if (memory) this.#account = new SocketMemory(memory, this, this.#queue);
     counters.sockets++;
     counters.preAuth++;
     browser.onMessage((text, bytes) => this.#fromBrowser(text, bytes));
@@ -132,20 +140,33 @@ export class Connection {
   #keepBrowserAlive(): void {
     const b = this.#browser;
     if (!b.ping || !b.onPong || !b.terminate) return;
-    const beat = this.#browserBeat = new Heartbeat({
-      timers: this.#timers,
-      names: { silence: 'browserKeepalive', pong: 'browserPong' },
-      limits: this.#ctx.limits,
-      now: this.#ctx.now,
-      ping: () => {
-        if (this.#up?.paused) return false;
-        b.ping!();
-        return true;
-      },
-      dead: () => this.#finish(CLOSE.goingAway, true),
-    });
+    const beat = this.#browserBeat = new Heartbeat(
+      this.#timers,
+      KEEPALIVE,
+      this.#ctx.limits,
+      this.#ctx.now,
+      this,
+    );
     b.onPong(() => beat.alive());
     beat.start();
+  }
+
+  /** Pings the browser, unless its reading is paused (HeartbeatPeer). */
+  keepalivePing(): boolean {
+    if (this.#up?.paused) return false;
+    this.#browser.ping!();
+    return true;
+  }
+
+  /** The browser missed its pong wait: terminated, its counts released (HeartbeatPeer). */
+  keepaliveDead(): void {
+    this.#finish(CLOSE.goingAway, true);
+  }
+
+  /** Over the memory budget and holding the most: closed 1013 (the accountant's sheddable). */
+  shed(): void {
+    this.#ctx.log('ws relay: over the memory budget; the socket holding the most closed');
+    this.#finish(CLOSE.memoryShed);
   }
 
   /**
@@ -153,7 +174,7 @@ export class Connection {
    * upstream is ready or behind a pending check), or its browser has not read for
    * `memoryStalledMs` (the upstream leg paused as long).
    */
-  #stalled(): boolean {
+  stalled(): boolean {
     if (this.#queue.length > 0) return true;
     const since = this.#down?.pausedAt ?? -1;
     return since >= 0 && this.#ctx.now() - since >= DEFAULTS.memoryStalledMs;
@@ -164,8 +185,8 @@ export class Connection {
     this.#account?.report();
   }
 
-  /** Sends one frame to the browser, then lets flow control read its unsent bytes. */
-  #sendBrowser(text: string): void {
+  /** Sends one frame to the browser, then lets flow control read its unsent bytes (BrowserSink). */
+  toBrowser(text: string): void {
     this.#browser.send(text);
     this.#down?.written();
   }
@@ -183,42 +204,45 @@ export class Connection {
    * same bounds. Past them: 1013.
    */
   #startFlow(leg: UpstreamLeg): void {
-    const { limits, counters, now, deps } = this.#ctx;
-    const memory = deps.memory;
-    const stalled = (side: 'browser' | 'upstream') => (cause: StallCause) => {
-      this.#ctx.log(`ws relay: ${side} stalled (${cause}); socket closed`);
-      try {
-        deps.stallClosed?.(side, cause);
-      } catch { /* a metrics seam never stops the close */ }
-      this.#finish(side === 'browser' ? CLOSE.browserStalled : CLOSE.upstreamStalled);
-    };
-    const base = { limits, counters, timers: this.#timers, now, memory };
-    this.#down = new FlowDirection(leg, this.#browser, {
-      ...base,
-      pollTimer: 'upstreamFlow',
-      stalled: stalled('browser'),
-      measured: this.#account ? (bytes) => this.#account!.measuredDown(bytes) : undefined,
-    });
-    const browser = this.#browser;
-    this.#up = new FlowDirection(
-      {
-        pause: () => {
-          browser.pause?.();
-          if (browser.pause) this.#browserBeat?.suspend();
-        },
-        resume: () => {
-          browser.resume?.();
-          this.#browserBeat?.alive();
-        },
-      },
+    const ctx = this.#ctx;
+    const memory = ctx.deps.memory ?? null;
+    const measured = this.#account !== null;
+    this.#down = new FlowDirection(
       leg,
-      {
-        ...base,
-        pollTimer: 'browserFlow',
-        stalled: stalled('upstream'),
-        measured: this.#account ? (bytes) => this.#account!.measuredUp(bytes) : undefined,
-      },
+      this.#browser,
+      ctx,
+      this.#timers,
+      'upstreamFlow',
+      this,
+      memory,
+      measured,
     );
+    this.#up = new FlowDirection(
+      new BrowserSource(this.#browser, this.#browserBeat),
+      leg,
+      ctx,
+      this.#timers,
+      'browserFlow',
+      this,
+      memory,
+      measured,
+    );
+  }
+
+  /** A direction's sink stalled: the socket closes 1013 toward the side not reading (FlowOwner). */
+  flowStalled(direction: FlowDirection, cause: StallCause): void {
+    const side = direction === this.#down ? 'browser' : 'upstream';
+    this.#ctx.log(`ws relay: ${side} stalled (${cause}); socket closed`);
+    try {
+      this.#ctx.deps.stallClosed?.(side, cause);
+    } catch { /* a metrics seam never stops the close */ }
+    this.#finish(side === 'browser' ? CLOSE.browserStalled : CLOSE.upstreamStalled);
+  }
+
+  /** A direction read its sink's unsent bytes: the socket's account follows (FlowOwner). */
+  flowMeasured(direction: FlowDirection, bytes: number): void {
+    if (direction === this.#down) this.#account?.measuredDown(bytes);
+    else this.#account?.measuredUp(bytes);
   }
 
   #fromBrowser(text: string | null, bytes: number): void {
@@ -306,30 +330,27 @@ export class Connection {
     const token = this.#token = this.#ctx.token();
     if (token === null) return this.#finish(CLOSE.tokenMissing);
     this.#state = 'opening';
-    const { deps, limits, counters, log, openUpstream } = this.#ctx;
-    this.#leg = new UpstreamLeg({
-      url: deps.upstreamWsUrl,
-      openUpstream: this.#account ? this.#account.countInHand(openUpstream) : openUpstream,
-      limits,
-      counters,
-      timers: this.#timers,
-      rewriteCloseReason: (reason) => deps.rewriteCloseReason(reason),
-      log,
-      now: this.#ctx.now,
-    }, {
-      ready: (ackPayload) => {
-        if (this.#state !== 'opening') return;
-        this.#state = 'ready';
-        this.#sendBrowser(serialiseSignal('connection_ack', ackPayload));
-        this.#pump();
-      },
-      message: (message) => this.#subs.fromUpstream(message, this.#token),
-      next: (id, payloadJson, idJson, frame) =>
-        this.#subs.nextFromUpstream(id, payloadJson, this.#token, idJson, frame),
-      gone: (close) => this.#upstreamGone(close),
-    });
+    this.#leg = new UpstreamLeg(this.#ctx, this.#timers, this, this.#account);
     this.#startFlow(this.#leg);
     this.#leg.open(token);
+  }
+
+  /** The upstream acknowledged: the browser gets its connection_ack (UpstreamLegEvents). */
+  upstreamReady(ackPayload: JsonObject | null): void {
+    if (this.#state !== 'opening') return;
+    this.#state = 'ready';
+    this.toBrowser(serialiseSignal('connection_ack', ackPayload));
+    this.#pump();
+  }
+
+  /** A validated upstream frame, to the subscriptions (UpstreamLegEvents). */
+  upstreamMessage(message: UpstreamMessage): void {
+    this.#subs.fromUpstream(message, this.#token);
+  }
+
+  /** A `next` frame from the fast path, to the subscriptions (UpstreamLegEvents). */
+  upstreamNext(id: string, payloadJson: string, idJson: string, frame: string | null): void {
+    this.#subs.nextFromUpstream(id, payloadJson, this.#token, idJson, frame);
   }
 
   /**
@@ -340,7 +361,7 @@ export class Connection {
    * socket (1013 ProxyFenceUnavailable, gate off) wins over the upstream's close. Then the
    * socket closes with the leg's close. Frames arriving meanwhile are dropped.
    */
-  #upstreamGone(close: CloseSpec): void {
+  upstreamGone(close: CloseSpec): void {
     if (this.#state === 'closed') return;
     if (this.#queue.length === 0 && !this.#checking) return this.#finish(close);
     this.#state = 'upstreamGone';

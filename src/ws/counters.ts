@@ -6,7 +6,7 @@
  * socket starts goes through {@link SocketTimers}, so `stats().timers` shows what is still pending.
  */
 import type { RelayStats } from './types.ts';
-import { SHARED_TIMERS, type TimerEntry, type TimerHeap } from './timer_heap.ts';
+import { SHARED_TIMERS, type TimerEntry, type TimerHeap, type TimerOwner } from './timer_heap.ts';
 
 /**
  * Mutable counts shared by the relay and its connections: the live ones (`RelayStats`) and
@@ -41,13 +41,28 @@ export type TimerName =
   | 'browserFlow'
   | 'upstreamFlow';
 
+/** Each timer name's slot in a socket's book (one array, no map per socket). */
+const SLOT: Readonly<Record<TimerName, number>> = {
+  init: 0,
+  life: 1,
+  ack: 2,
+  upstreamKeepalive: 3,
+  upstreamPong: 4,
+  browserKeepalive: 5,
+  browserPong: 6,
+  browserFlow: 7,
+  upstreamFlow: 8,
+};
+const SLOTS = 9;
+
 /**
  * The timers of one socket, at most one per name, counted in `counters.timers`. Setting a
  * name that is pending replaces it; `clearAll` leaves none. They live in one shared
  * {@link TimerHeap} (timer_heap.ts), not in a runtime timer each.
  */
-export class SocketTimers {
-  #pending = new Map<TimerName, TimerEntry>();
+export class SocketTimers implements TimerOwner {
+  /** The pending entry of each name, by its SLOT (null: none). */
+  #pending: (TimerEntry | null)[] = new Array(SLOTS).fill(null);
   #counters: Counters;
   #heap: TimerHeap;
 
@@ -60,44 +75,42 @@ export class SocketTimers {
   /** Runs `fn` once after `ms` milliseconds. */
   once(name: TimerName, ms: number, fn: () => void): void {
     this.clear(name);
-    this.#remember(
-      name,
-      this.#heap.schedule(ms, () => {
-        this.#forget(name);
-        fn();
-      }),
-    );
+    this.#pending[SLOT[name]] = this.#heap.schedule(ms, fn, this);
+    this.#counters.timers++;
   }
 
   /** Runs `fn` every `ms` milliseconds until cleared. */
   every(name: TimerName, ms: number, fn: () => void): void {
-    this.clear(name);
     const tick = () => {
-      this.#pending.set(name, this.#heap.schedule(ms, tick));
+      this.once(name, ms, tick);
       fn();
     };
-    this.#remember(name, this.#heap.schedule(ms, tick));
+    this.once(name, ms, tick);
   }
 
   /** Stops the named timer, if pending. */
   clear(name: TimerName): void {
-    const entry = this.#pending.get(name);
-    if (!entry) return;
-    this.#heap.cancel(entry);
-    this.#forget(name);
+    this.#clearSlot(SLOT[name]);
   }
 
   /** Stops every timer of the socket. */
   clearAll(): void {
-    for (const name of [...this.#pending.keys()]) this.clear(name);
+    for (let slot = 0; slot < SLOTS; slot++) this.#clearSlot(slot);
   }
 
-  #remember(name: TimerName, entry: TimerEntry): void {
-    this.#pending.set(name, entry);
-    this.#counters.timers++;
+  /** The heap ran one of this socket's entries: it is no longer pending (TimerOwner). */
+  timerRan(entry: TimerEntry): void {
+    const slot = this.#pending.indexOf(entry);
+    if (slot < 0) return;
+    this.#pending[slot] = null;
+    this.#counters.timers--;
   }
 
-  #forget(name: TimerName): void {
-    if (this.#pending.delete(name)) this.#counters.timers--;
+  #clearSlot(slot: number): void {
+    const entry = this.#pending[slot];
+    if (!entry) return;
+    this.#heap.cancel(entry);
+    this.#pending[slot] = null;
+    this.#counters.timers--;
   }
 }

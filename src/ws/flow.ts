@@ -24,7 +24,9 @@
  */
 import { DEFAULTS } from '../config/defaults.ts';
 import type { Counters, SocketTimers, TimerName } from './counters.ts';
+import type { Heartbeat } from './heartbeat.ts';
 import type { RelayLimits } from './limits.ts';
+import type { RelaySocket } from './socket.ts';
 
 /** The first read-back after a pause, ms (then doubling up to `flowPollMs`). */
 const FIRST_POLL_MS = DEFAULTS.wsFlowFirstPollMs;
@@ -44,36 +46,71 @@ export interface FlowSink {
 /** Why a direction gave up: above the mark too long, or past the hard cap. */
 export type StallCause = 'timeout' | 'cap';
 
-/** What a direction needs from its socket. */
-export interface FlowContext {
+/** What every direction shares: relay-wide, one object for the whole relay. */
+export interface FlowShared {
   limits: RelayLimits;
   counters: Counters;
-  timers: SocketTimers;
-  /** The timer slot of this direction's poll. */
-  pollTimer: TimerName;
   now(): number;
-  /** Called once when the sink stalled; the owner closes the socket. */
-  stalled(cause: StallCause): void;
-  /** The memory accountant's pressure, when there is one (a field read per frame). */
-  memory?: { readonly pressed: boolean; readonly pressureHighWaterBytes: number };
-  /** Every reading of the sink's unsent bytes (after each write and each read-back). */
-  measured?(bytes: number): void;
+}
+
+/** The memory accountant's pressure, when there is one (a field read per frame). */
+export interface FlowPressure {
+  readonly pressed: boolean;
+  readonly pressureHighWaterBytes: number;
+}
+
+/** The socket a direction belongs to (it implements this: no closures per direction). */
+export interface FlowOwner {
+  /** Called once when `direction`'s sink stalled; the owner closes the socket. */
+  flowStalled(direction: FlowDirection, cause: StallCause): void;
+  /**
+   * Every reading of `direction`'s sink's unsent bytes (after each write and each read-back),
+   * when the direction was built with `measured`.
+   */
+  flowMeasured(direction: FlowDirection, bytes: number): void;
 }
 
 /** One direction's flow control: call {@link written} after every write to the sink. */
 export class FlowDirection {
   #source: FlowSource;
   #sink: FlowSink;
-  #ctx: FlowContext;
+  #limits: RelayLimits;
+  #counters: Counters;
+  #now: () => number;
+  #timers: SocketTimers;
+  /** The timer slot of this direction's poll. */
+  #pollTimer: TimerName;
+  #owner: FlowOwner;
+  #memory: FlowPressure | null;
+  #measured: boolean;
   #pausedAt = -1;
   #pollMs = 1;
   #over = false;
 
-  /** Binds a source and a sink; nothing is paused yet. */
-  constructor(source: FlowSource, sink: FlowSink, ctx: FlowContext) {
+  /**
+   * Binds a source and a sink of one socket (its timers, this direction's poll slot, its owner
+   * told of stalls and, with `measured`, of every reading); nothing is paused yet.
+   */
+  constructor(
+    source: FlowSource,
+    sink: FlowSink,
+    shared: FlowShared,
+    timers: SocketTimers,
+    pollTimer: TimerName,
+    owner: FlowOwner,
+    memory: FlowPressure | null,
+    measured: boolean,
+  ) {
     this.#source = source;
     this.#sink = sink;
-    this.#ctx = ctx;
+    this.#limits = shared.limits;
+    this.#counters = shared.counters;
+    this.#now = shared.now;
+    this.#timers = timers;
+    this.#pollTimer = pollTimer;
+    this.#owner = owner;
+    this.#memory = memory;
+    this.#measured = measured;
   }
 
   /** Whether the source is paused (or, unpausable, held above the mark) now. */
@@ -89,12 +126,11 @@ export class FlowDirection {
   /** A frame was written to the sink: checks its unsent bytes against the marks. */
   written(): void {
     if (this.#over) return;
-    const ctx = this.#ctx;
     const queued = this.#sink.bufferedAmount();
-    ctx.measured?.(queued);
-    if (queued <= ctx.limits.highWaterBytes && !(ctx.memory?.pressed && queued > 0)) return;
+    if (this.#measured) this.#owner.flowMeasured(this, queued);
+    if (queued <= this.#limits.highWaterBytes && !(this.#memory?.pressed && queued > 0)) return;
     if (queued <= this.#highWater()) return;
-    if (queued > ctx.limits.bufferCapBytes) return this.#stall('cap');
+    if (queued > this.#limits.bufferCapBytes) return this.#stall('cap');
     if (this.#pausedAt < 0) this.#pause();
   }
 
@@ -103,13 +139,13 @@ export class FlowDirection {
     this.#over = true;
     if (this.#pausedAt < 0) return;
     this.#pausedAt = -1;
-    this.#ctx.counters.pausedLegs--;
-    this.#ctx.timers.clear(this.#ctx.pollTimer);
+    this.#counters.pausedLegs--;
+    this.#timers.clear(this.#pollTimer);
   }
 
   /** The high-water mark now: the lower one while the process is under memory pressure. */
   #highWater(): number {
-    const { limits, memory } = this.#ctx;
+    const limits = this.#limits, memory = this.#memory;
     return memory?.pressed
       ? Math.min(memory.pressureHighWaterBytes, limits.highWaterBytes)
       : limits.highWaterBytes;
@@ -117,39 +153,62 @@ export class FlowDirection {
 
   /** The low-water mark now: never above the high-water mark now. */
   #lowWater(): number {
-    return Math.min(this.#ctx.limits.lowWaterBytes, this.#highWater());
+    return Math.min(this.#limits.lowWaterBytes, this.#highWater());
   }
 
   #pause(): void {
-    const { counters, timers, limits, pollTimer, now } = this.#ctx;
-    this.#pausedAt = now();
-    counters.pausedLegs++;
+    this.#pausedAt = this.#now();
+    this.#counters.pausedLegs++;
     this.#source.pause?.();
-    this.#pollMs = Math.min(FIRST_POLL_MS, limits.flowPollMs);
-    timers.once(pollTimer, this.#pollMs, () => this.#poll());
+    this.#pollMs = Math.min(FIRST_POLL_MS, this.#limits.flowPollMs);
+    this.#timers.once(this.#pollTimer, this.#pollMs, () => this.#poll());
   }
 
   #poll(): void {
-    const { limits, now, timers, pollTimer } = this.#ctx;
+    const limits = this.#limits;
     const queued = this.#sink.bufferedAmount();
-    this.#ctx.measured?.(queued);
+    if (this.#measured) this.#owner.flowMeasured(this, queued);
     if (queued > limits.bufferCapBytes) return this.#stall('cap');
     if (queued <= this.#lowWater()) return this.#resume();
-    if (now() - this.#pausedAt >= limits.stallTimeoutMs) return this.#stall('timeout');
+    if (this.#now() - this.#pausedAt >= limits.stallTimeoutMs) return this.#stall('timeout');
     this.#pollMs = Math.min(this.#pollMs * 2, limits.flowPollMs);
-    timers.once(pollTimer, this.#pollMs, () => this.#poll());
+    this.#timers.once(this.#pollTimer, this.#pollMs, () => this.#poll());
   }
 
   #resume(): void {
-    const { counters, timers, pollTimer } = this.#ctx;
     this.#pausedAt = -1;
-    counters.pausedLegs--;
-    timers.clear(pollTimer);
+    this.#counters.pausedLegs--;
+    this.#timers.clear(this.#pollTimer);
     this.#source.resume?.();
   }
 
   #stall(cause: StallCause): void {
     this.stop();
-    this.#ctx.stalled(cause);
+    this.#owner.flowStalled(this, cause);
+  }
+}
+
+/**
+ * The browser leg read by the upstream direction's flow control: pausing it also suspends its
+ * heartbeat's pong wait (the pong could not be read), reading it again counts as hearing from it.
+ */
+export class BrowserSource implements FlowSource {
+  #browser: RelaySocket;
+  #beat: Heartbeat | null;
+
+  /** The browser's socket and its heartbeat (null where the transport has none). */
+  constructor(browser: RelaySocket, beat: Heartbeat | null) {
+    this.#browser = browser;
+    this.#beat = beat;
+  }
+
+  pause(): void {
+    this.#browser.pause?.();
+    if (this.#browser.pause) this.#beat?.suspend();
+  }
+
+  resume(): void {
+    this.#browser.resume?.();
+    this.#beat?.alive();
   }
 }

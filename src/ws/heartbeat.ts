@@ -9,73 +9,93 @@
  */
 import type { SocketTimers, TimerName } from './counters.ts';
 
-/** What a heartbeat needs: its two timer slots, the periods, the clock and the leg's hooks. */
-export interface HeartbeatOptions {
-  timers: SocketTimers;
-  /** Timer slot of the silence check, and of the pong wait. */
-  names: { silence: TimerName; pong: TimerName };
-  /** Silence before a ping (ms), and the wait for anything back after it (ms). */
-  limits: { pingIntervalMs: number; pongTimeoutMs: number };
-  now(): number;
+/** The leg a heartbeat watches (its owner implements it: no closures per socket). */
+export interface HeartbeatPeer {
   /** Sends a ping; false when the leg cannot ping yet (it is then not suspected). */
-  ping(): boolean;
+  keepalivePing(): boolean;
   /** Called once the leg missed its pong wait. */
-  dead(): void;
+  keepaliveDead(): void;
+}
+
+/** A heartbeat's two timer slots: the silence check, and the pong wait. */
+export interface HeartbeatSlots {
+  silence: TimerName;
+  pong: TimerName;
+}
+
+/** The periods: silence before a ping (ms), and the wait for anything back after it (ms). */
+export interface HeartbeatLimits {
+  pingIntervalMs: number;
+  pongTimeoutMs: number;
 }
 
 /** One leg's keepalive; {@link start} arms it, {@link stop} (or the socket's clearAll) ends it. */
 export class Heartbeat {
-  #o: HeartbeatOptions;
+  #timers: SocketTimers;
+  #slots: HeartbeatSlots;
+  #limits: HeartbeatLimits;
+  #now: () => number;
+  #peer: HeartbeatPeer;
   #lastHeard: number;
   #awaiting = false;
 
   /** Prepares the heartbeat; nothing is scheduled before {@link start}. */
-  constructor(options: HeartbeatOptions) {
-    this.#o = options;
-    this.#lastHeard = options.now();
+  constructor(
+    timers: SocketTimers,
+    slots: HeartbeatSlots,
+    limits: HeartbeatLimits,
+    now: () => number,
+    peer: HeartbeatPeer,
+  ) {
+    this.#timers = timers;
+    this.#slots = slots;
+    this.#limits = limits;
+    this.#now = now;
+    this.#peer = peer;
+    this.#lastHeard = now();
   }
 
   /** Starts watching for silence from now. */
   start(): void {
-    this.#lastHeard = this.#o.now();
-    this.#o.timers.once(this.#o.names.silence, this.#o.limits.pingIntervalMs, () => this.#check());
+    this.#lastHeard = this.#now();
+    this.#timers.once(this.#slots.silence, this.#limits.pingIntervalMs, () => this.#check());
   }
 
   /** Something (a pong or any frame) came from the leg. */
   alive(): void {
-    this.#lastHeard = this.#o.now();
+    this.#lastHeard = this.#now();
     if (!this.#awaiting) return;
     this.#awaiting = false;
-    this.#o.timers.clear(this.#o.names.pong);
+    this.#timers.clear(this.#slots.pong);
   }
 
   /**
    * The leg stops being read (flow control's pause): a pong wait in progress is dropped, as the
-   * pong could not be read; the owner's `ping` answers false until the leg is read again.
+   * pong could not be read; the owner's `keepalivePing` answers false until the leg is read again.
    */
   suspend(): void {
     if (!this.#awaiting) return;
     this.#awaiting = false;
-    this.#o.timers.clear(this.#o.names.pong);
+    this.#timers.clear(this.#slots.pong);
   }
 
   /** Stops both timers. */
   stop(): void {
-    this.#o.timers.clear(this.#o.names.silence);
-    this.#o.timers.clear(this.#o.names.pong);
+    this.#timers.clear(this.#slots.silence);
+    this.#timers.clear(this.#slots.pong);
   }
 
   #check(): void {
-    const { timers, names, limits, now } = this.#o;
-    const silentFor = now() - this.#lastHeard;
+    const timers = this.#timers, slots = this.#slots, limits = this.#limits;
+    const silentFor = this.#now() - this.#lastHeard;
     if (silentFor < limits.pingIntervalMs) {
-      timers.once(names.silence, limits.pingIntervalMs - silentFor, () => this.#check());
+      timers.once(slots.silence, limits.pingIntervalMs - silentFor, () => this.#check());
       return;
     }
-    if (!this.#awaiting && this.#o.ping()) {
+    if (!this.#awaiting && this.#peer.keepalivePing()) {
       this.#awaiting = true;
-      timers.once(names.pong, limits.pongTimeoutMs, () => this.#o.dead());
+      timers.once(slots.pong, limits.pongTimeoutMs, () => this.#peer.keepaliveDead());
     }
-    timers.once(names.silence, limits.pingIntervalMs, () => this.#check());
+    timers.once(slots.silence, limits.pingIntervalMs, () => this.#check());
   }
 }

@@ -24,10 +24,14 @@ export interface RelaySocket {
   close(code: number, reason: string): void;
   /**
    * Every received message: `text` is the frame's text, or null for a binary frame (never of
-   * the protocol); `bytes` its size in bytes (UTF-8 for text).
+   * the protocol); `bytes` its size in bytes (UTF-8 for text). One listener: a second call
+   * replaces the first.
    */
   onMessage(cb: (text: string | null, bytes: number) => void): void;
-  /** Fires once when the socket is closed, by either side (1005/1006 when no code came). */
+  /**
+   * Fires once when the socket is closed, by either side (1005/1006 when no code came). One
+   * listener: a second call replaces the first.
+   */
   onClose(cb: (code: number, reason: string) => void): void;
   /** WebSocket-level ping, where the transport offers one. */
   ping?(): void;

@@ -5,8 +5,8 @@
  * the upstream frame in hand while it is parsed and re-serialised ({@link IN_HAND_COPIES} times,
  * from {@link IN_HAND_MIN_BYTES} up). Only connection.ts builds one, and only with an accountant.
  */
-import type { UpstreamFactory } from './socket.ts';
 import type { RelayMemory } from './types.ts';
+import type { InHandAccount } from './upstream_leg.ts';
 
 type SocketAccount = ReturnType<RelayMemory['open']>;
 type Sheddable = Parameters<RelayMemory['open']>[0];
@@ -25,23 +25,23 @@ export const IN_HAND_MIN_BYTES = 64 * 1024;
 export const HELD_COPIES = 3;
 
 /** The parts of one socket's account, in bytes, and the account they are reported to. */
-export class SocketMemory {
+export class SocketMemory implements InHandAccount {
   #account: SocketAccount;
-  /** Bytes of browser frames held now (the inbound queue's total). */
-  #heldBytes: () => number;
+  /** The inbound queue: its bytes are the browser frames held now. */
+  #held: { readonly bytes: number };
   #unsentDown = 0;
   #unsentUp = 0;
   #inHand = 0;
 
-  /** Opens the socket's account with `memory`; `heldBytes` reads the queue's bytes. */
-  constructor(memory: RelayMemory, socket: Sheddable, heldBytes: () => number) {
+  /** Opens the socket's account with `memory`; `held` is the socket's inbound queue. */
+  constructor(memory: RelayMemory, socket: Sheddable, held: { readonly bytes: number }) {
     this.#account = memory.open(socket);
-    this.#heldBytes = heldBytes;
+    this.#held = held;
   }
 
   /** Tells the accountant what the socket holds now. */
   report(): void {
-    const held = this.#heldBytes() * HELD_COPIES;
+    const held = this.#held.bytes * HELD_COPIES;
     this.#account.set(this.#unsentDown + this.#unsentUp + held + this.#inHand);
   }
 
@@ -60,29 +60,13 @@ export class SocketMemory {
   }
 
   /**
-   * The upstream factory, with each received frame counted while it is handled: a frame that
-   * takes the process past its budget can shed this socket before it is parsed.
+   * An upstream frame of `bytes` is in hand (0: handled); the leg calls it from
+   * IN_HAND_MIN_BYTES up, before the frame is parsed, so one that takes the process past its
+   * budget can shed this socket first.
    */
-  countInHand(open: UpstreamFactory): UpstreamFactory {
-    return (url, protocol, options) => {
-      const socket = open(url, protocol, options);
-      // the socket itself, its onMessage wrapped: no copy of it (a copy would also lose the
-      // methods of a socket that is a class instance)
-      const onMessage = socket.onMessage.bind(socket);
-      socket.onMessage = (cb) =>
-        onMessage((text, bytes) => {
-          if (bytes < IN_HAND_MIN_BYTES) return cb(text, bytes);
-          this.#inHand = bytes * IN_HAND_COPIES;
-          this.report();
-          try {
-            cb(text, bytes);
-          } finally {
-            this.#inHand = 0;
-            this.report();
-          }
-        });
-      return socket;
-    };
+  inHand(bytes: number): void {
+    this.#inHand = bytes * IN_HAND_COPIES;
+    this.report();
   }
 
   /** The socket finished: its account is closed (nothing counted any more). */

@@ -43,22 +43,32 @@ interface Subscription {
   end?: () => void;
 }
 
+/** Where a socket's frames toward the browser go (the connection). */
+export interface BrowserSink {
+  toBrowser(text: string): void;
+}
+
 /** The open subscriptions of one socket, counted in `counters.subscriptions`. */
 export class Subscriptions {
-  #open = new Map<string, Subscription>();
+  /** Made at the first subscribe: an idle socket holds no map. */
+  #open: Map<string, Subscription> | null = null;
   #counters: Counters;
-  #toBrowser: (text: string) => void;
+  #sink: BrowserSink;
   #ctx: { deps: RelayDeps; log(line: string): void };
 
   /** Binds the map to the relay's counts, the browser's send and the injected rewriting. */
   constructor(
     counters: Counters,
-    toBrowser: (text: string) => void,
+    sink: BrowserSink,
     ctx: { deps: RelayDeps; log(line: string): void },
   ) {
     this.#counters = counters;
-    this.#toBrowser = toBrowser;
+    this.#sink = sink;
     this.#ctx = ctx;
+  }
+
+  #toBrowser(text: string): void {
+    this.#sink.toBrowser(text);
   }
 
   /**
@@ -66,12 +76,13 @@ export class Subscriptions {
    * 'full': `max` are open, an error frame TooManySubscriptions went to the browser.
    */
   open(id: string, max: number): 'opened' | 'duplicate' | 'full' {
-    if (this.#open.has(id)) return 'duplicate';
-    if (this.#open.size >= max) {
+    const open = this.#open ??= new Map();
+    if (open.has(id)) return 'duplicate';
+    if (open.size >= max) {
       this.#toBrowser(refusalFrame(id, 'TooManySubscriptions', SENTENCE.tooMany));
       return 'full';
     }
-    this.#open.set(id, {});
+    open.set(id, {});
     this.#counters.subscriptions++;
     return 'opened';
   }
@@ -107,7 +118,7 @@ export class Subscriptions {
 
   #settle(id: string, verdict: SubscribeVerdict): CheckOutcome {
     if (verdict.ok && typeof verdict.payload?.query !== 'string') verdict = this.#failed();
-    const sub = this.#open.get(id);
+    const sub = this.#open?.get(id);
     if (!verdict.ok) {
       if ('closeCode' in verdict) {
         return { kind: 'close', close: { code: verdict.closeCode, reason: verdict.reason } };
@@ -140,7 +151,7 @@ export class Subscriptions {
       case 'pong':
         return this.#toBrowser(scrub(serialiseSignal(message.type, message.payload), secret));
       case 'next': {
-        if (!this.#open.has(message.id)) return;
+        if (!this.#open?.has(message.id)) return;
         const json = JSON.stringify(this.#rewrite(rebuildResult(message.payload)));
         return this.nextFromUpstream(message.id, json, secret);
       }
@@ -172,7 +183,7 @@ export class Subscriptions {
     idJson?: string,
     frame?: string | null,
   ): void {
-    const sub = this.#open.get(id);
+    const sub = this.#open?.get(id);
     if (!sub) return;
     const json = scrub(payloadJson, secret);
     this.#toBrowser(json === payloadJson && frame ? frame : serialiseNext(id, json, idJson));
@@ -182,14 +193,18 @@ export class Subscriptions {
 
   /** Frees every slot (socket end). */
   clear(): void {
-    for (const sub of this.#open.values()) sub.end?.();
-    this.#counters.subscriptions -= this.#open.size;
-    this.#open.clear();
+    const open = this.#open;
+    if (!open) return;
+    for (const sub of open.values()) sub.end?.();
+    this.#counters.subscriptions -= open.size;
+    open.clear();
   }
 
   #drop(id: string): boolean {
-    this.#open.get(id)?.end?.();
-    if (!this.#open.delete(id)) return false;
+    const open = this.#open;
+    if (!open) return false;
+    open.get(id)?.end?.();
+    if (!open.delete(id)) return false;
     this.#counters.subscriptions--;
     return true;
   }

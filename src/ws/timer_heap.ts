@@ -13,6 +13,14 @@
  * instead of a runtime timer set and cleared per call.
  */
 
+/**
+ * Told when one of its entries ran, just before the entry's `fn` (so a socket's timer book
+ * needs no wrapper closure per timer).
+ */
+export interface TimerOwner {
+  timerRan(entry: TimerEntry): void;
+}
+
 /** A scheduled call; `cancel` it through the heap that made it. */
 export interface TimerEntry {
   /** Due time, ms on the performance.now() clock. */
@@ -22,6 +30,8 @@ export interface TimerEntry {
   /** Tie-break: scheduling order. */
   readonly seq: number;
   readonly fn: () => void;
+  /** Told when the entry ran (null: nobody). */
+  readonly owner: TimerOwner | null;
 }
 
 function before(a: TimerEntry, b: TimerEntry): boolean {
@@ -40,13 +50,14 @@ export class TimerHeap {
     return this.#heap.length;
   }
 
-  /** Calls `fn` once, `ms` milliseconds from now. */
-  schedule(ms: number, fn: () => void): TimerEntry {
+  /** Calls `fn` once, `ms` milliseconds from now (`owner.timerRan` first, when given). */
+  schedule(ms: number, fn: () => void, owner: TimerOwner | null = null): TimerEntry {
     const entry: TimerEntry = {
       at: performance.now() + Math.max(0, ms),
       index: -1,
       seq: this.#seq++,
       fn,
+      owner,
     };
     entry.index = this.#heap.push(entry) - 1;
     this.#up(entry.index);
@@ -79,6 +90,7 @@ export class TimerHeap {
       const entry = this.#heap[0];
       this.cancel(entry);
       try {
+        entry.owner?.timerRan(entry);
         entry.fn();
       } catch (error) {
         // as an uncaught error in a runtime timer callback would be, without stopping the others

@@ -16,10 +16,14 @@ import {
   serialiseSignal,
   type UpstreamMessage,
 } from './frames.ts';
-import { Heartbeat } from './heartbeat.ts';
+import { Heartbeat, type HeartbeatPeer, type HeartbeatSlots } from './heartbeat.ts';
 import type { RelayLimits } from './limits.ts';
 import { scanNext } from './next_frame.ts';
 import { RELAY_SUBPROTOCOL, type UpstreamFactory, type UpstreamSocket } from './socket.ts';
+import { IN_HAND_MIN_BYTES } from './socket_memory.ts';
+
+/** The upstream heartbeat's timer slots. */
+const KEEPALIVE: HeartbeatSlots = { silence: 'upstreamKeepalive', pong: 'upstreamPong' };
 
 /** A close to send: code and (unsanitised) reason. */
 export interface CloseSpec {
@@ -27,38 +31,48 @@ export interface CloseSpec {
   reason: string;
 }
 
-/** What the leg tells its connection. */
+/**
+ * What the leg tells its connection (the connection implements it: no closures per socket).
+ */
 export interface UpstreamLegEvents {
   /** The upstream acknowledged the relay's connection_init (its ack payload). */
-  ready(ackPayload: JsonObject | null): void;
+  upstreamReady(ackPayload: JsonObject | null): void;
   /** A validated upstream frame other than connection_ack (relay pongs already swallowed). */
-  message(message: UpstreamMessage): void;
+  upstreamMessage(message: UpstreamMessage): void;
   /**
    * A `next` frame taken by the fast path (`next_frame.ts`): its id, its payload already
    * re-serialised (a result without `errors`), the id's JSON text, and the re-serialised frame
    * when it arrived written so (else null).
    */
-  next(id: string, payloadJson: string, idJson: string, frame: string | null): void;
+  upstreamNext(id: string, payloadJson: string, idJson: string, frame: string | null): void;
   /** The leg ended on the upstream's side or was dropped; the socket ends with `close`. */
-  gone(close: CloseSpec): void;
+  upstreamGone(close: CloseSpec): void;
 }
 
-/** What the leg needs from the relay. */
+/** What the leg needs from the relay: relay-wide, one object for every leg. */
 export interface UpstreamLegContext {
-  url: string;
+  deps: { upstreamWsUrl: string; rewriteCloseReason(reason: string): string };
   openUpstream: UpstreamFactory;
   limits: RelayLimits;
   counters: Counters;
-  timers: SocketTimers;
-  rewriteCloseReason(reason: string): string;
   log(line: string): void;
   now(): number;
 }
 
+/**
+ * The socket's memory account, told of an upstream frame in hand from IN_HAND_MIN_BYTES up
+ * while it is parsed and re-serialised (bytes; 0 once handled).
+ */
+export interface InHandAccount {
+  inHand(bytes: number): void;
+}
+
 /** One upstream socket, from open to close; every counter and timer it takes it gives back. */
-export class UpstreamLeg {
+export class UpstreamLeg implements HeartbeatPeer {
   #ctx: UpstreamLegContext;
+  #timers: SocketTimers;
   #events: UpstreamLegEvents;
+  #account: InHandAccount | null;
   #socket: UpstreamSocket | null = null;
   #ready = false;
   #ended = false;
@@ -69,19 +83,22 @@ export class UpstreamLeg {
   /** Resolves once the upstream socket reported closed (or never existed). */
   readonly closed: Promise<void>;
 
-  /** Prepares the leg; nothing is opened before {@link open}. */
-  constructor(ctx: UpstreamLegContext, events: UpstreamLegEvents) {
+  /**
+   * Prepares the leg on the socket's timers, telling `events` and, when the process has a memory
+   * accountant, `account`; nothing is opened before {@link open}.
+   */
+  constructor(
+    ctx: UpstreamLegContext,
+    timers: SocketTimers,
+    events: UpstreamLegEvents,
+    account: InHandAccount | null,
+  ) {
     this.#ctx = ctx;
+    this.#timers = timers;
     this.#events = events;
+    this.#account = account;
     this.closed = new Promise((resolve) => this.#closed = resolve);
-    this.#heartbeat = new Heartbeat({
-      timers: ctx.timers,
-      names: { silence: 'upstreamKeepalive', pong: 'upstreamPong' },
-      limits: ctx.limits,
-      now: ctx.now,
-      ping: () => this.#ping(),
-      dead: () => this.#drop('unresponsive', null),
-    });
+    this.#heartbeat = new Heartbeat(timers, KEEPALIVE, ctx.limits, ctx.now, this);
   }
 
   /** Opens the upstream socket and, once open, sends the relay's connection_init. */
@@ -89,14 +106,14 @@ export class UpstreamLeg {
     const ctx = this.#ctx;
     let socket: UpstreamSocket;
     try {
-      socket = ctx.openUpstream(ctx.url, RELAY_SUBPROTOCOL, {
+      socket = ctx.openUpstream(ctx.deps.upstreamWsUrl, RELAY_SUBPROTOCOL, {
         maxFrameBytes: ctx.limits.upstreamFrameBytes,
       });
     } catch {
       ctx.log('ws relay: the upstream socket could not be opened');
       this.#ended = true;
       this.#closed();
-      this.#events.gone(CLOSE.upstreamDisconnected);
+      this.#events.upstreamGone(CLOSE.upstreamDisconnected);
       return;
     }
     this.#socket = socket;
@@ -143,17 +160,32 @@ export class UpstreamLeg {
 
   #opened(token: string): void {
     if (this.#ended) return;
-    const { limits, timers } = this.#ctx;
     this.#socket!.send(serialiseSignal('connection_init', { authToken: `Bearer ${token}` }));
-    timers.once(
+    this.#timers.once(
       'ack',
-      limits.upstreamAckTimeoutMs,
+      this.#ctx.limits.upstreamAckTimeoutMs,
       () => this.#drop('no connection_ack', { code: 1000, reason: '' }),
     );
     this.#heartbeat.start();
   }
 
+  /**
+   * One upstream frame; from IN_HAND_MIN_BYTES up, counted in the socket's account while it is
+   * handled (socket_memory.ts): a frame that takes the process past its budget can shed this
+   * socket before it is parsed.
+   */
   #received(text: string | null, bytes: number): void {
+    const account = this.#account;
+    if (account === null || bytes < IN_HAND_MIN_BYTES) return this.#handle(text, bytes);
+    account.inHand(bytes);
+    try {
+      this.#handle(text, bytes);
+    } finally {
+      account.inHand(0);
+    }
+  }
+
+  #handle(text: string | null, bytes: number): void {
     if (this.#ended) return;
     this.#heartbeat.alive();
     if (bytes > this.#ctx.limits.upstreamFrameBytes) {
@@ -163,7 +195,9 @@ export class UpstreamLeg {
       });
     }
     const fast = text === null ? null : scanNext(text);
-    if (fast !== null) return this.#events.next(fast.id, fast.payload, fast.idJson, fast.frame);
+    if (fast !== null) {
+      return this.#events.upstreamNext(fast.id, fast.payload, fast.idJson, fast.frame);
+    }
     const parsed = parseUpstreamFrame(text);
     if (!parsed.ok) {
       return this.#drop(`invalid frame: ${parsed.reason}`, { code: 4400, reason: parsed.reason });
@@ -172,14 +206,14 @@ export class UpstreamLeg {
     if (message.type === 'connection_ack') {
       if (this.#ready) return; // a repeated ack carries nothing new
       this.#ready = true;
-      this.#ctx.timers.clear('ack');
-      return this.#events.ready(message.payload);
+      this.#timers.clear('ack');
+      return this.#events.upstreamReady(message.payload);
     }
     if (message.type === 'pong' && this.#relayPings > 0) {
       this.#relayPings--;
       return;
     }
-    this.#events.message(message);
+    this.#events.upstreamMessage(message);
   }
 
   #peerClosed(code: number, reason: string): void {
@@ -189,21 +223,21 @@ export class UpstreamLeg {
     const close = passesThrough(code)
       ? { code, reason: this.#rewrite(reason) }
       : CLOSE.upstreamDisconnected;
-    this.#events.gone(close);
+    this.#events.upstreamGone(close);
   }
 
   /** The injected close-reason rewriting; if it throws, the reason is dropped. */
   #rewrite(reason: string): string {
     try {
-      return this.#ctx.rewriteCloseReason(reason);
+      return this.#ctx.deps.rewriteCloseReason(reason);
     } catch {
       this.#ctx.log('ws relay: close reason rewriting failed; reason dropped');
       return '';
     }
   }
 
-  /** Sends a keepalive ping; says whether one went out. */
-  #ping(): boolean {
+  /** Sends a keepalive ping; says whether one went out (HeartbeatPeer). */
+  keepalivePing(): boolean {
     const socket = this.#socket;
     if (!socket || this.#ended || this.#paused) return false;
     if (socket.ping) {
@@ -216,6 +250,11 @@ export class UpstreamLeg {
     return true;
   }
 
+  /** The upstream missed its pong wait: dropped as dead (HeartbeatPeer). */
+  keepaliveDead(): void {
+    this.#drop('unresponsive', null);
+  }
+
   /**
    * Drops a faulty or dead upstream: closes it with `close`, or (null: dead) terminates it
    * where the transport can; the browser gets 1012 'upstream disconnected'.
@@ -226,13 +265,13 @@ export class UpstreamLeg {
     this.#end();
     if (!close && this.#socket?.terminate) this.#socket.terminate();
     else this.#socket?.close(close?.code ?? 1000, close?.reason ?? '');
-    this.#events.gone(CLOSE.upstreamDisconnected);
+    this.#events.upstreamGone(CLOSE.upstreamDisconnected);
   }
 
   #end(): void {
     this.#ended = true;
     if (this.#socket) this.#ctx.counters.upstreamSockets--;
-    this.#ctx.timers.clear('ack');
+    this.#timers.clear('ack');
     this.#heartbeat.stop();
   }
 }

@@ -59,6 +59,10 @@ export function adaptWsSocket(
 /** Absorbs a `ws` socket's 'error' events: a 'close' follows each. */
 function absorbError(): void {}
 
+/** Where a `ws` socket keeps its adapter, for the shared listeners below. */
+const ADAPTER = Symbol('relay socket adapter');
+type AdaptedWs = WsWebSocket & { [ADAPTER]: WsSocketAdapter };
+
 /**
  * The adapter of {@link adaptWsSocket}: a class, so its methods live once on the prototype and
  * an idle socket holds two fields (docs/benchmarks.md "Where the Deno host's idle socket goes").
@@ -73,11 +77,27 @@ class WsSocketAdapter implements UpstreamSocket {
    * carries the browser's few frames, masked, through `ws` itself.
    */
   readonly #batch: TurnBatch | null;
+  #message: ((text: string | null, bytes: number) => void) | null = null;
+  #close: ((code: number, reason: string) => void) | null = null;
 
   constructor(ws: WsWebSocket, role: 'server' | 'client') {
     ws.on('error', absorbError);
+    (ws as AdaptedWs)[ADAPTER] = this;
     this.#ws = ws;
     this.#batch = role === 'server' ? turnBatch(ws) : null;
+  }
+
+  /**
+   * The 'message' and 'close' listeners, one function each for every socket (`ws` calls a
+   * listener with the socket as `this`): no closure per socket.
+   */
+  static #messageListener(this: WsWebSocket, data: unknown, isBinary: boolean): void {
+    const adapter = (this as AdaptedWs)[ADAPTER];
+    adapter.#message?.(isBinary ? null : wsText(data), wsBytes(data));
+  }
+
+  static #closeListener(this: WsWebSocket, code: number, reason: Uint8Array): void {
+    (this as AdaptedWs)[ADAPTER].#close?.(code, wsText(reason));
   }
 
   send(text: string): void {
@@ -99,14 +119,16 @@ class WsSocketAdapter implements UpstreamSocket {
     }
   }
 
+  /** One listener: the relay sets it once per socket. */
   onMessage(cb: (text: string | null, bytes: number) => void): void {
-    this.#ws.on('message', (data: unknown, isBinary: boolean) => {
-      cb(isBinary ? null : wsText(data), wsBytes(data));
-    });
+    if (this.#message === null) this.#ws.on('message', WsSocketAdapter.#messageListener);
+    this.#message = cb;
   }
 
+  /** One listener: the relay sets it once per socket. */
   onClose(cb: (code: number, reason: string) => void): void {
-    this.#ws.on('close', (code: number, reason: Uint8Array) => cb(code, wsText(reason)));
+    if (this.#close === null) this.#ws.on('close', WsSocketAdapter.#closeListener);
+    this.#close = cb;
   }
 
   onOpen(cb: () => void): void {
