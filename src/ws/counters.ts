@@ -53,7 +53,7 @@ const SLOT: Readonly<Record<TimerName, number>> = {
   browserFlow: 7,
   upstreamFlow: 8,
 };
-const SLOTS = 9;
+const SLOTS = Object.keys(SLOT).length;
 
 /**
  * The timers of one socket, at most one per name, counted in `counters.timers`. Setting a

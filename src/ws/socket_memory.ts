@@ -6,7 +6,6 @@
  * from {@link IN_HAND_MIN_BYTES} up). Only connection.ts builds one, and only with an accountant.
  */
 import type { RelayMemory } from './types.ts';
-import type { InHandAccount } from './upstream_leg.ts';
 
 type SocketAccount = ReturnType<RelayMemory['open']>;
 type Sheddable = Parameters<RelayMemory['open']>[0];
@@ -23,6 +22,14 @@ export const IN_HAND_MIN_BYTES = 64 * 1024;
  * it arrived as, which stay in the heap until the collector reaches them.
  */
 export const HELD_COPIES = 3;
+
+/**
+ * The socket's memory account, told of an upstream frame in hand from IN_HAND_MIN_BYTES up
+ * while it is parsed and re-serialised (bytes; 0 once handled).
+ */
+export interface InHandAccount {
+  inHand(bytes: number): void;
+}
 
 /** The parts of one socket's account, in bytes, and the account they are reported to. */
 export class SocketMemory implements InHandAccount {

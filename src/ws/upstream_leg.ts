@@ -20,7 +20,7 @@ import { Heartbeat, type HeartbeatPeer, type HeartbeatSlots } from './heartbeat.
 import type { RelayLimits } from './limits.ts';
 import { scanNext } from './next_frame.ts';
 import { RELAY_SUBPROTOCOL, type UpstreamFactory, type UpstreamSocket } from './socket.ts';
-import { IN_HAND_MIN_BYTES } from './socket_memory.ts';
+import { IN_HAND_MIN_BYTES, type InHandAccount } from './socket_memory.ts';
 
 /** The upstream heartbeat's timer slots. */
 const KEEPALIVE: HeartbeatSlots = { silence: 'upstreamKeepalive', pong: 'upstreamPong' };
@@ -57,14 +57,6 @@ export interface UpstreamLegContext {
   counters: Counters;
   log(line: string): void;
   now(): number;
-}
-
-/**
- * The socket's memory account, told of an upstream frame in hand from IN_HAND_MIN_BYTES up
- * while it is parsed and re-serialised (bytes; 0 once handled).
- */
-export interface InHandAccount {
-  inHand(bytes: number): void;
 }
 
 /** One upstream socket, from open to close; every counter and timer it takes it gives back. */
