@@ -90,6 +90,8 @@ export function createTenantTable(config: ResolvedConfig, deps: TenantTableDeps)
     process,
     max: (key) => tenantSockets(limits, key),
     leaseMs: DEFAULTS.sharedSocketLeaseMs,
+    // the sync is built below; opens come only once the table is returned
+    syncing: () => sync.inFlight(),
   });
   const sync = startSync({
     backend,

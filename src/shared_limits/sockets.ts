@@ -9,8 +9,11 @@
  *   the connection_init already waits on the gate), admitted against this process's own count
  *   plus every other process's live one; opens of one tenant go one at a time in a process.
  *   Closing: the count drops here at once, and reaches the other processes with the next sync.
- * - Bounds: no overshoot while the backend answers (svc_socket_open is serialised per tenant,
- *   and a sync sent while an open is at the backend counts that open as live); a slot freed
+ * - Bounds: no overshoot while the backend answers. svc_socket_open is serialised per tenant;
+ *   a sync sent while an open is at the backend counts that open as live; and no open is sent
+ *   while a sync is at the backend, since the database may run the two in either order and a
+ *   sync whose counts were read before the open, run after it, would write this process's
+ *   count one low (the other processes would then admit one over the ceiling). A slot freed
  *   elsewhere, or an open refused, is seen within one sync (undershoot for at most 1 s).
  * - The backend not answering: per-process ceilings (each process admits up to the tenant's
  *   ceiling on its own count) until it answers; the next sync then writes the true counts, and a
@@ -29,6 +32,8 @@ export interface SocketDeps {
   max: (key: string) => number;
   /** ms a count stays valid without renewal. */
   leaseMs: number;
+  /** The sync call at the backend now (settles, never rejects), or null (sync.ts). */
+  syncing: () => Promise<unknown> | null;
 }
 
 /** The shared socket slots. */
@@ -73,6 +78,9 @@ export function createSharedSockets(deps: SocketDeps): SharedSockets {
   const asking = new Set<string>();
 
   const ask = async (key: string): Promise<(() => void) | null> => {
+    // not sent while a sync is at the backend (the bounds above); the wait is one sync call,
+    // cut at the backend's deadline like every call
+    for (let sync = deps.syncing(); sync !== null; sync = deps.syncing()) await sync;
     if (!link.shared) return local(key);
     asking.add(key);
     let ok: boolean | null;

@@ -35,6 +35,8 @@ export interface SyncDeps {
 
 /** The running sync. */
 export interface Sync {
+  /** The call at the backend now (settles, never rejects), or null. */
+  inFlight(): Promise<void> | null;
   /** Stops it and gives the counts back. */
   close(): Promise<void>;
 }
@@ -68,6 +70,7 @@ export function startSync(deps: SyncDeps): Sync {
   tick();
   const timer = setInterval(tick, deps.intervalMs);
   return {
+    inFlight: () => inFlight,
     async close() {
       closed = true;
       clearInterval(timer);

@@ -138,7 +138,14 @@ Deno.test('shared sockets over the real backend: the ceiling, and a stalled back
     const lines: string[] = [];
     const link = createLink({ log: (l) => lines.push(l), logEveryMs: 60_000 });
     const open = (process: string) =>
-      createSharedSockets({ backend: limits, link, process, max: () => 3, leaseMs: 5_000 });
+      createSharedSockets({
+        backend: limits,
+        link,
+        process,
+        max: () => 3,
+        leaseMs: 5_000,
+        syncing: () => null,
+      });
     const p1 = open('p1');
     const p2 = open('p2');
     // opens of one tenant in one process go one at a time: all three fit, the fourth does not

@@ -5,13 +5,15 @@
  * process's rows with the counts it was sent), and lets the test choose the order in which the
  * database runs the two calls. Whatever the order (both are run), the row must end at what the
  * process holds, or the other processes see one socket fewer and admit one over the tenant's
- * ceiling. (An open the backend refuses after the sync ran first leaves the row one over until
+ * ceiling. The last case is a sync sent before the open, which the database could run after it
+ * (its counts would miss the open): no open is sent while a sync is at the backend. (An open the backend refuses after the sync ran first leaves the row one over until
  * the next sync: the safe side, other processes refuse one more meanwhile; not tested here.)
  */
 import assert from 'node:assert/strict';
 import type { LimitsBackend } from '../../src/backend/limits_rpc.ts';
 import { createLink } from '../../src/shared_limits/link.ts';
 import { createSharedSockets } from '../../src/shared_limits/sockets.ts';
+import { startSync } from '../../src/shared_limits/sync.ts';
 
 function setup() {
   /** svc_socket_leases of process 'p', tenant -> sockets. */
@@ -40,6 +42,7 @@ function setup() {
     process: 'p',
     max: () => 10,
     leaseMs: 5_000,
+    syncing: () => null,
   });
   return { backend, sockets, rows, answer, atBackend: atBackend.promise };
 }
@@ -63,3 +66,73 @@ for (const order of ['the open first', 'the sync first'] as const) {
     assert.deepEqual(s.sockets.counts(), {});
   });
 }
+
+Deno.test('an open asked for while a sync is at the backend is sent after its answer', async () => {
+  /** svc_socket_leases of process 'p', tenant -> sockets, as the database runs the calls. */
+  const rows = new Map<string, number>();
+  const write = (sockets: Record<string, number>) => {
+    rows.clear();
+    for (const [tenant, n] of Object.entries(sockets)) if (n > 0) rows.set(tenant, n);
+  };
+  /** The syncs at the backend: their counts (as sent) and how to answer them. */
+  const held: { counts: Record<string, number>; answer: () => void }[] = [];
+  const opens: number[] = [];
+  const backend: LimitsBackend = {
+    take: () => Promise.resolve(null),
+    openSocket(_process, tenant, local) {
+      // the database runs an open at once: before any sync still held
+      opens.push(local);
+      rows.set(tenant, local + 1);
+      return Promise.resolve(true);
+    },
+    sync(_process, sockets) {
+      const answer = Promise.withResolvers<{ cursor: number; revocations: [] }>();
+      held.push({ counts: sockets, answer: () => answer.resolve({ cursor: 0, revocations: [] }) });
+      return answer.promise;
+    },
+  };
+  const link = createLink({ log: () => {}, logEveryMs: 60_000 });
+  let sync: { inFlight(): Promise<void> | null } | null = null;
+  const sockets = createSharedSockets({
+    backend,
+    link,
+    process: 'p',
+    max: () => 10,
+    leaseMs: 5_000,
+    syncing: () => sync?.inFlight() ?? null,
+  });
+  const running = startSync({
+    backend,
+    link,
+    process: 'p',
+    counts: sockets.counts,
+    apply: () => {},
+    log: () => {},
+    intervalMs: 60_000,
+    leaseMs: 5_000,
+  });
+  sync = running;
+  try {
+    assert.equal(held.length, 1, 'the first sync is at the backend, its counts read: none');
+    const opening = sockets.open('t');
+    for (let turn = 0; turn < 5; turn++) await new Promise((r) => setTimeout(r, 0));
+    assert.deepEqual(opens, [], 'no open was sent while the sync was at the backend');
+    // the database runs the sync now, with the counts it was sent, and answers it
+    write(held[0].counts);
+    held[0].answer();
+    const release = await opening;
+    assert.ok(release);
+    assert.deepEqual(opens, [0]);
+    assert.equal(rows.get('t'), 1, 'the row says what the process holds');
+    assert.deepEqual(sockets.counts(), { t: 1 });
+    release();
+  } finally {
+    const closing = running.close();
+    // close() gives the counts back with one last sync
+    for (let turn = 0; turn < 5 && held.length < 2; turn++) {
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    for (const h of held) h.answer();
+    await closing;
+  }
+});
