@@ -73,8 +73,12 @@ export interface SvcProxy {
    * The body is read through `request.body` or bytes registered with `withPrereadBody`.
    */
   handleGraphql(request: SvcRequest, conn?: ConnInfo): Promise<PlainAnswer>;
-  /** Decides a WebSocket upgrade before any socket exists. */
-  upgrade(request: Request, conn?: ConnInfo): UpgradeDecision;
+  /**
+   * Decides a WebSocket upgrade before any socket exists. Reads the URL and the Host, Origin and
+   * Sec-WebSocket-Protocol headers only: a Web Request, or the lighter {@link SvcRequest} a host
+   * builds over its own request (hosts/node/lean.ts).
+   */
+  upgrade(request: SvcRequest, conn?: ConnInfo): UpgradeDecision;
   /** Hands an upgraded browser socket to the relay (right after `upgrade` accepted, same tick). */
   acceptSocket(socket: RelaySocket): void;
   /**

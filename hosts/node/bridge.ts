@@ -70,11 +70,6 @@ function webHeaders(req: IncomingMessage): Headers {
   return headers;
 }
 
-/** The Web Request for an upgrade (no body). */
-export function toUpgradeRequest(req: IncomingMessage, origin: string): Request {
-  return new Request(new URL(req.url ?? '/', origin), { method: 'GET', headers: webHeaders(req) });
-}
-
 /**
  * The Web Request for a node request (`origin` is e.g. http://127.0.0.1:8000).
  * A body that declared at most 64 KiB is read whole first (cheaper than a

@@ -22,8 +22,8 @@ import { parseHost } from '../../src/http/host_header.ts';
 import { plainResponse } from '../../src/http/responses.ts';
 import type { SvcProxy } from '../../src/proxy.ts';
 import { adaptWsSocket } from '../../src/ws/mod.ts';
-import { sendResponse, toRequest, toUpgradeRequest } from './bridge.ts';
-import { answerLean, takesLeanPath } from './lean.ts';
+import { sendResponse, toRequest } from './bridge.ts';
+import { answerLean, takesLeanPath, upgradeRequest } from './lean.ts';
 import { responseAbortSignal } from './caller_signal.ts';
 import { mayClaim, pathOf } from './gateway_paths.ts';
 import { inTurn, noteAnswer, upgradeBehindAnswer } from './pipelined.ts';
@@ -125,12 +125,11 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
   }
 
   function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
-    const request = toUpgradeRequest(req, originOf(req));
+    const request = upgradeRequest(req, originOf(req));
+    const claimed = new URL(request.url).pathname === proxy.config.wsPath;
     // pipelined behind an unfinished answer: the connection ends after it, nothing is upgraded
-    if (new URL(request.url).pathname === proxy.config.wsPath && upgradeBehindAnswer(socket)) {
-      return true;
-    }
-    if (hasRepeatedHost(req) && new URL(request.url).pathname === proxy.config.wsPath) {
+    if (claimed && upgradeBehindAnswer(socket)) return true;
+    if (claimed && hasRepeatedHost(req)) {
       void refuseUpgrade(socket, repeatedHostAnswer());
       return true;
     }

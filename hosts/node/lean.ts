@@ -4,7 +4,7 @@
  * no Web Request, Headers, Response or stream: the core reads a {@link SvcRequest} over node's own
  * request, and the PlainAnswer it returns is written with one `end()` carrying its content-length.
  * The checks, their order and the answers are the core's, the same as on every other path (SPEC
- * "Order in which a GraphQL body is checked").
+ * "Order in which a GraphQL body is checked"). An upgrade is decided over the same light request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Buffer } from 'node:buffer';
@@ -24,6 +24,20 @@ function headerReader(req: IncomingMessage): HeaderReader {
       if (values === undefined) return null;
       return values.length === 1 ? values[0] : values.join(', ');
     },
+  };
+}
+
+/**
+ * An upgrade request as the core's upgrade decision reads it (its URL and headers), over node's
+ * own request: no Web Request or Headers per socket opened (docs/benchmarks.md "WebSocket
+ * relay": what a handshake allocates counts in the memory of idle sockets).
+ */
+export function upgradeRequest(req: IncomingMessage, origin: string): SvcRequest {
+  return {
+    method: 'GET',
+    url: new URL(req.url ?? '/', origin).href,
+    headers: headerReader(req),
+    body: null,
   };
 }
 
