@@ -10,7 +10,12 @@
  * machine weigh less than on wall time; process-level runs against a flood upstream could not
  * separate a 2% effect from the machine's drift.
  */
-import { createRelay, type RelaySocket, type UpstreamSocket } from '../../src/ws/mod.ts';
+import {
+  createRelay,
+  type RelaySocket,
+  type SocketListener,
+  type UpstreamSocket,
+} from '../../src/ws/mod.ts';
 import { admitWithoutGate } from '../../src/ws/gate_off.ts';
 import { MemoryAccountant } from '../../src/memory/accountant.ts';
 import { residentReader } from '../../src/memory/resident.ts';
@@ -23,9 +28,13 @@ const FRAME = (id: string, seq: number) =>
 
 /** Relays `frames` upstream frames through one socket; CPU ms taken (user + system). */
 async function relayOnce(frames: number, memory: MemoryAccountant | undefined): Promise<number> {
-  let upstreamMessage: (text: string, bytes: number) => void = () => {};
-  let upstreamOpen: () => void = () => {};
-  let browserMessage: (text: string, bytes: number) => void = () => {};
+  let upstreamListener: SocketListener | null = null;
+  let browserListener: SocketListener | null = null;
+  const upstreamMessage = (text: string, bytes: number) =>
+    upstreamListener!.socketMessage(text, bytes);
+  const upstreamOpen = () => upstreamListener!.socketOpened!();
+  const browserMessage = (text: string, bytes: number) =>
+    browserListener!.socketMessage(text, bytes);
   let received = 0;
   let acked: () => void = () => {};
   const ackSeen = new Promise<void>((resolve) => acked = resolve);
@@ -36,9 +45,7 @@ async function relayOnce(frames: number, memory: MemoryAccountant | undefined): 
       }
     },
     close() {},
-    onMessage: (cb) => upstreamMessage = cb,
-    onClose() {},
-    onOpen: (cb) => upstreamOpen = cb,
+    listen: (listener) => upstreamListener = listener,
     bufferedAmount: () => 0,
     pause() {},
     resume() {},
@@ -49,8 +56,7 @@ async function relayOnce(frames: number, memory: MemoryAccountant | undefined): 
       else received++;
     },
     close() {},
-    onMessage: (cb) => browserMessage = cb,
-    onClose() {},
+    listen: (listener) => browserListener = listener,
     bufferedAmount: () => 0,
   };
   const relay = createRelay({

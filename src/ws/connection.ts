@@ -27,7 +27,7 @@ import { BrowserSource, FlowDirection, type FlowOwner, type StallCause } from '.
 import { Heartbeat, type HeartbeatPeer, type HeartbeatSlots } from './heartbeat.ts';
 import { InboundQueue } from './inbound.ts';
 import type { RelayLimits } from './limits.ts';
-import type { RelaySocket, UpstreamFactory } from './socket.ts';
+import type { RelaySocket, SocketListener, UpstreamFactory } from './socket.ts';
 import { type BrowserSink, type CheckOutcome, Subscriptions } from './subscriptions.ts';
 import type { AdmittedSession, RelayDeps } from './types.ts';
 import { SocketMemory } from './socket_memory.ts';
@@ -66,12 +66,14 @@ export interface ConnectionContext extends UpstreamLegContext {
 type State = 'awaitingInit' | 'admitting' | 'opening' | 'ready' | 'upstreamGone' | 'closed';
 
 /**
- * One browser socket and, once admitted, its upstream leg. It is the listener of its own parts
- * (the leg's events, both heartbeats' and flow directions' owner, the subscriptions' sink, the
- * memory accountant's sheddable socket), so a socket holds no closure per part
- * (docs/benchmarks.md "WebSocket relay": memory per idle socket).
+ * One browser socket and, once admitted, its upstream leg. It is the listener of its browser
+ * socket and of its own parts (the leg's events, both heartbeats' and flow directions' owner, the
+ * subscriptions' sink, the memory accountant's sheddable socket), and its timers call shared
+ * functions, so a socket holds no closure per part (docs/benchmarks.md "WebSocket relay": memory
+ * per idle socket).
  */
-export class Connection implements UpstreamLegEvents, HeartbeatPeer, FlowOwner, BrowserSink {
+export class Connection
+  implements SocketListener, UpstreamLegEvents, HeartbeatPeer, FlowOwner, BrowserSink {
   #state: State = 'awaitingInit';
   #browser: RelaySocket;
   #ctx: ConnectionContext;
@@ -86,8 +88,8 @@ export class Connection implements UpstreamLegEvents, HeartbeatPeer, FlowOwner, 
   #upstreamClose: CloseSpec | null = null;
   #acceptedAt: number;
   #browserEnded = false;
-  #browserGone!: () => void;
-  #browserClosed: Promise<void>;
+  /** Made only when something waits for both legs to close (see {@link gone}). */
+  #gone: { promise: Promise<void>; resolve: () => void } | null = null;
   #browserBeat: Heartbeat | null = null;
   /** Flow control, once the upstream leg exists: upstream → browser, browser → upstream. */
   #down: FlowDirection | null = null;
@@ -104,25 +106,61 @@ export class Connection implements UpstreamLegEvents, HeartbeatPeer, FlowOwner, 
     this.#queue = new InboundQueue(counters, limits);
     this.#subs = new Subscriptions(counters, this, ctx);
     this.#acceptedAt = ctx.now();
-    this.#browserClosed = new Promise((resolve) => this.#browserGone = resolve);
     const memory = ctx.deps.memory;
     if (memory) this.#account = new SocketMemory(memory, this, this.#queue);
     counters.sockets++;
     counters.preAuth++;
-    browser.onMessage((text, bytes) => this.#fromBrowser(text, bytes));
-    browser.onClose(() => {
-      this.#browserEnded = true;
-      this.#browserGone();
-      this.#finish(CLOSE.goingAway);
-    });
-    this.#timers.once('init', limits.wsInitTimeoutMs, () => this.#finish(CLOSE.initTimeout));
-    this.#timers.once('life', limits.socketLifeMs, () => this.#finish(CLOSE.deadline));
+    browser.listen(this);
+    this.#timers.once('init', limits.wsInitTimeoutMs, Connection.#initTimedOut, this);
+    this.#timers.once('life', limits.socketLifeMs, Connection.#lifeEnded, this);
     this.#keepBrowserAlive();
   }
 
-  /** Resolves once both legs reported closed. */
+  /** No connection_init within wsInitTimeoutMs: 4408 (one function for every socket). */
+  static #initTimedOut(connection: Connection): void {
+    connection.#finish(CLOSE.initTimeout);
+  }
+
+  /** The socket's life (socketLifeMs, or the session's exp) is over: 1012. */
+  static #lifeEnded(connection: Connection): void {
+    connection.#finish(CLOSE.deadline);
+  }
+
+  /** Resolves once both legs reported closed (the browser's, and the upstream's if opened). */
   get gone(): Promise<void> {
-    return Promise.all([this.#browserClosed, this.#leg?.closed]).then(() => {});
+    if (this.#legsClosed()) return Promise.resolve();
+    if (this.#gone === null) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => resolve = r);
+      this.#gone = { promise, resolve };
+    }
+    return this.#gone.promise;
+  }
+
+  #legsClosed(): boolean {
+    return this.#browserEnded && (this.#leg === null || this.#leg.isClosed);
+  }
+
+  /** A leg reported closed: whoever waits on {@link gone} is told once both have. */
+  #legClosed(): void {
+    if (this.#gone !== null && this.#legsClosed()) this.#gone.resolve();
+  }
+
+  /** The browser socket closed, from either side (SocketListener). */
+  socketClosed(): void {
+    this.#browserEnded = true;
+    this.#legClosed();
+    this.#finish(CLOSE.goingAway);
+  }
+
+  /** The upstream socket closed or could not be opened (UpstreamLegEvents). */
+  upstreamClosed(): void {
+    this.#legClosed();
+  }
+
+  /** A WebSocket-level pong from the browser (SocketListener). */
+  socketPong(): void {
+    this.#browserBeat?.alive();
   }
 
   /** Ends the socket from outside (host shutdown, revocation). */
@@ -139,7 +177,7 @@ export class Connection implements UpstreamLegEvents, HeartbeatPeer, FlowOwner, 
    */
   #keepBrowserAlive(): void {
     const b = this.#browser;
-    if (!b.ping || !b.onPong || !b.terminate) return;
+    if (!b.ping || !b.terminate) return;
     const beat = this.#browserBeat = new Heartbeat(
       this.#timers,
       KEEPALIVE,
@@ -147,7 +185,6 @@ export class Connection implements UpstreamLegEvents, HeartbeatPeer, FlowOwner, 
       this.#ctx.now,
       this,
     );
-    b.onPong(() => beat.alive());
     beat.start();
   }
 
@@ -245,7 +282,8 @@ export class Connection implements UpstreamLegEvents, HeartbeatPeer, FlowOwner, 
     else this.#account?.measuredUp(bytes);
   }
 
-  #fromBrowser(text: string | null, bytes: number): void {
+  /** One browser frame (SocketListener). */
+  socketMessage(text: string | null, bytes: number): void {
     if (this.#state === 'closed' || this.#state === 'upstreamGone') return;
     this.#browserBeat?.alive();
     if (bytes > this.#ctx.limits.browserFrameBytes) return this.#finish(CLOSE.frameTooLarge);
@@ -321,7 +359,7 @@ export class Connection implements UpstreamLegEvents, HeartbeatPeer, FlowOwner, 
       return false;
     }
     if (left < this.#acceptedAt + this.#ctx.limits.socketLifeMs - now) {
-      this.#timers.once('life', left, () => this.#finish(CLOSE.deadline));
+      this.#timers.once('life', left, Connection.#lifeEnded, this);
     }
     return true;
   }

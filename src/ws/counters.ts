@@ -72,20 +72,23 @@ export class SocketTimers implements TimerOwner {
     this.#heap = heap;
   }
 
-  /** Runs `fn` once after `ms` milliseconds. */
-  once(name: TimerName, ms: number, fn: () => void): void {
+  /**
+   * Runs `fn(target)` once after `ms` milliseconds: `fn` is shared by every socket (a static
+   * method) and `target` is the socket's part it acts on, so a pending timer holds no closure.
+   */
+  once<T>(name: TimerName, ms: number, fn: (target: T) => void, target: T): void {
     this.clear(name);
-    this.#pending[SLOT[name]] = this.#heap.schedule(ms, fn, this);
+    this.#pending[SLOT[name]] = this.#heap.schedule(ms, fn, target, this);
     this.#counters.timers++;
   }
 
   /** Runs `fn` every `ms` milliseconds until cleared. */
   every(name: TimerName, ms: number, fn: () => void): void {
     const tick = () => {
-      this.once(name, ms, tick);
+      this.once(name, ms, tick, undefined);
       fn();
     };
-    this.once(name, ms, tick);
+    this.once(name, ms, tick, undefined);
   }
 
   /** Stops the named timer, if pending. */

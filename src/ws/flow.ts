@@ -161,7 +161,12 @@ export class FlowDirection {
     this.#counters.pausedLegs++;
     this.#source.pause?.();
     this.#pollMs = Math.min(FIRST_POLL_MS, this.#limits.flowPollMs);
-    this.#timers.once(this.#pollTimer, this.#pollMs, () => this.#poll());
+    this.#timers.once(this.#pollTimer, this.#pollMs, FlowDirection.#pollOf, this);
+  }
+
+  /** The poll timer of `direction` ran (one function for every direction: no closure). */
+  static #pollOf(direction: FlowDirection): void {
+    direction.#poll();
   }
 
   #poll(): void {
@@ -172,7 +177,7 @@ export class FlowDirection {
     if (queued <= this.#lowWater()) return this.#resume();
     if (this.#now() - this.#pausedAt >= limits.stallTimeoutMs) return this.#stall('timeout');
     this.#pollMs = Math.min(this.#pollMs * 2, limits.flowPollMs);
-    this.#timers.once(this.#pollTimer, this.#pollMs, () => this.#poll());
+    this.#timers.once(this.#pollTimer, this.#pollMs, FlowDirection.#pollOf, this);
   }
 
   #resume(): void {

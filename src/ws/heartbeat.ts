@@ -58,7 +58,7 @@ export class Heartbeat {
   /** Starts watching for silence from now. */
   start(): void {
     this.#lastHeard = this.#now();
-    this.#timers.once(this.#slots.silence, this.#limits.pingIntervalMs, () => this.#check());
+    this.#timers.once(this.#slots.silence, this.#limits.pingIntervalMs, Heartbeat.#checkOf, this);
   }
 
   /** Something (a pong or any frame) came from the leg. */
@@ -85,17 +85,27 @@ export class Heartbeat {
     this.#timers.clear(this.#slots.pong);
   }
 
+  /** The silence timer of `beat` ran (one function for every heartbeat: no closure per timer). */
+  static #checkOf(beat: Heartbeat): void {
+    beat.#check();
+  }
+
+  /** The pong wait of `beat` ran out. */
+  static #deadOf(beat: Heartbeat): void {
+    beat.#peer.keepaliveDead();
+  }
+
   #check(): void {
     const timers = this.#timers, slots = this.#slots, limits = this.#limits;
     const silentFor = this.#now() - this.#lastHeard;
     if (silentFor < limits.pingIntervalMs) {
-      timers.once(slots.silence, limits.pingIntervalMs - silentFor, () => this.#check());
+      timers.once(slots.silence, limits.pingIntervalMs - silentFor, Heartbeat.#checkOf, this);
       return;
     }
     if (!this.#awaiting && this.#peer.keepalivePing()) {
       this.#awaiting = true;
-      timers.once(slots.pong, limits.pongTimeoutMs, () => this.#peer.keepaliveDead());
+      timers.once(slots.pong, limits.pongTimeoutMs, Heartbeat.#deadOf, this);
     }
-    timers.once(slots.silence, limits.pingIntervalMs, () => this.#check());
+    timers.once(slots.silence, limits.pingIntervalMs, Heartbeat.#checkOf, this);
   }
 }

@@ -17,6 +17,7 @@ export {
   openWebSocketUpstream,
   RELAY_SUBPROTOCOL,
   type RelaySocket,
+  type SocketListener,
   type UpstreamFactory,
   type UpstreamOpenOptions,
   type UpstreamSocket,

@@ -13,9 +13,28 @@ import { utf8Length } from './frames.ts';
 export const RELAY_SUBPROTOCOL = 'graphql-transport-ws';
 
 /**
+ * What a socket tells its one listener. The relay's connection (browser leg) and upstream leg
+ * implement it themselves, so a socket holds no closure per event (docs/benchmarks.md "WebSocket
+ * relay": memory per idle socket).
+ */
+export interface SocketListener {
+  /**
+   * Every received message: `text` is the frame's text, or null for a binary frame (never of
+   * the protocol); `bytes` its size in bytes (UTF-8 for text).
+   */
+  socketMessage(text: string | null, bytes: number): void;
+  /** Once, when the socket is closed by either side (1005/1006 when no code came). */
+  socketClosed(code: number, reason: string): void;
+  /** A WebSocket-level pong, where the transport reports it. */
+  socketPong?(): void;
+  /** Once, when an upstream socket is open (the subprotocol was agreed); client sockets only. */
+  socketOpened?(): void;
+}
+
+/**
  * One leg of the relay, as the relay sees it. Sends and closes on a socket that is not open
- * are ignored, and no method throws (a close code the transport refuses still closes);
- * callbacks are registered once, by the relay.
+ * are ignored, and no method throws (a close code the transport refuses still closes); its
+ * listener is set once, by the relay.
  */
 export interface RelaySocket {
   /** Sends one text frame. */
@@ -23,20 +42,12 @@ export interface RelaySocket {
   /** Closes with a code and a reason (at most 123 UTF-8 bytes; the relay cuts it). */
   close(code: number, reason: string): void;
   /**
-   * Every received message: `text` is the frame's text, or null for a binary frame (never of
-   * the protocol); `bytes` its size in bytes (UTF-8 for text). One listener: a second call
-   * replaces the first.
+   * Sets the one listener of the socket's messages, close and (where the transport reports them)
+   * pongs; a second call replaces the first.
    */
-  onMessage(cb: (text: string | null, bytes: number) => void): void;
-  /**
-   * Fires once when the socket is closed, by either side (1005/1006 when no code came). One
-   * listener: a second call replaces the first.
-   */
-  onClose(cb: (code: number, reason: string) => void): void;
-  /** WebSocket-level ping, where the transport offers one. */
+  listen(listener: SocketListener): void;
+  /** WebSocket-level ping, where the transport offers one (its pongs go to `socketPong`). */
   ping?(): void;
-  /** WebSocket-level pong received, where the transport reports it. */
-  onPong?(cb: () => void): void;
   /** Drops the connection without a closing handshake (dead peer), where offered. */
   terminate?(): void;
   /**
@@ -54,11 +65,11 @@ export interface RelaySocket {
   resume?(): void;
 }
 
-/** The upstream leg: a relay socket that also reports when it opened. */
-export interface UpstreamSocket extends RelaySocket {
-  /** Fires once when the socket is open (the subprotocol was agreed). */
-  onOpen(cb: () => void): void;
-}
+/**
+ * The upstream leg: a client socket, which also tells its listener's `socketOpened` once it is
+ * open (the subprotocol was agreed).
+ */
+export type UpstreamSocket = RelaySocket;
 
 /** Options the relay passes when it opens an upstream socket. */
 export interface UpstreamOpenOptions {
@@ -141,9 +152,7 @@ class WebSocketLeg implements UpstreamSocket {
   #lastMessageAt = -Infinity;
   #closing: { code: number; reason: string; deadline: number } | null = null;
   #lingerTimer: ReturnType<typeof setTimeout> | undefined;
-  #onMessage: ((text: string | null, bytes: number) => void) | null = null;
-  #onClose: ((code: number, reason: string) => void) | null = null;
-  #onOpen: (() => void) | null = null;
+  #listener: SocketListener | null = null;
   #listensOpen = false;
 
   constructor(ws: WebSocket, role: 'server' | 'client', linger: CloseLinger) {
@@ -162,19 +171,20 @@ class WebSocketLeg implements UpstreamSocket {
     else if (event.type === 'close') {
       clearTimeout(this.#lingerTimer);
       const { code, reason } = event as CloseEvent;
-      this.#onClose?.(code, reason);
+      this.#listener?.socketClosed(code, reason);
     } else if (event.type === 'open') {
       if (this.#closeWhenOpen) this.#ws.close(...this.#closeWhenOpen);
-      this.#onOpen?.();
+      this.#listener?.socketOpened?.();
     }
   }
 
   #message(event: MessageEvent): void {
     this.#lastMessageAt = Date.now();
-    if (this.#closing || !this.#onMessage) return;
+    const listener = this.#listener;
+    if (this.#closing || !listener) return;
     const data: unknown = event.data;
-    if (typeof data === 'string') this.#onMessage(data, utf8Length(data));
-    else this.#onMessage(null, binaryBytes(data));
+    if (typeof data === 'string') listener.socketMessage(data, utf8Length(data));
+    else listener.socketMessage(null, binaryBytes(data));
   }
 
   #listenOpen(): void {
@@ -222,17 +232,9 @@ class WebSocketLeg implements UpstreamSocket {
     } else this.#closeNow(code, reason);
   }
 
-  onMessage(cb: (text: string | null, bytes: number) => void): void {
-    this.#onMessage = cb;
-  }
-
-  onClose(cb: (code: number, reason: string) => void): void {
-    this.#onClose = cb;
-  }
-
-  onOpen(cb: () => void): void {
-    this.#onOpen = cb;
-    this.#listenOpen();
+  listen(listener: SocketListener): void {
+    this.#listener = listener;
+    if (this.#role === 'client') this.#listenOpen();
   }
 
   bufferedAmount(): number {

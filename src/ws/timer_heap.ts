@@ -29,7 +29,10 @@ export interface TimerEntry {
   index: number;
   /** Tie-break: scheduling order. */
   readonly seq: number;
-  readonly fn: () => void;
+  /** Called with `target` (a shared function and its object: no closure per timer). */
+  // deno-lint-ignore no-explicit-any
+  readonly fn: (target: any) => void;
+  readonly target: unknown;
   /** Told when the entry ran (null: nobody). */
   readonly owner: TimerOwner | null;
 }
@@ -50,13 +53,23 @@ export class TimerHeap {
     return this.#heap.length;
   }
 
-  /** Calls `fn` once, `ms` milliseconds from now (`owner.timerRan` first, when given). */
-  schedule(ms: number, fn: () => void, owner: TimerOwner | null = null): TimerEntry {
+  /**
+   * Calls `fn(target)` once, `ms` milliseconds from now (`owner.timerRan` first, when given).
+   * A socket's timers pass a function shared by every socket and the socket's own object, so a
+   * pending timer holds no closure.
+   */
+  schedule<T>(
+    ms: number,
+    fn: (target: T) => void,
+    target?: T,
+    owner: TimerOwner | null = null,
+  ): TimerEntry {
     const entry: TimerEntry = {
       at: performance.now() + Math.max(0, ms),
       index: -1,
       seq: this.#seq++,
       fn,
+      target,
       owner,
     };
     entry.index = this.#heap.push(entry) - 1;
@@ -91,7 +104,7 @@ export class TimerHeap {
       this.cancel(entry);
       try {
         entry.owner?.timerRan(entry);
-        entry.fn();
+        entry.fn(entry.target);
       } catch (error) {
         // as an uncaught error in a runtime timer callback would be, without stopping the others
         queueMicrotask(() => {

@@ -47,24 +47,37 @@ function writeHeader(out: Buffer, at: number, n: number): number {
   return at + 10;
 }
 
+/** The WebSocket a batch belongs to: its data frames go only while it is open. */
+export interface BatchSocket {
+  /** The WebSocket readyState (1: OPEN). */
+  readonly readyState: number;
+}
+
+/** WebSocket readyState OPEN (WHATWG WebSockets, the `ws` package alike). */
+const OPEN = 1;
+
 /** One socket's frames of the current turn. */
 export class TurnBatch {
   #sink: BatchSink;
+  #socket: BatchSocket;
   #texts: string[] = [];
   #lengths: number[] = [];
   #bytes = 0;
   #scheduled = false;
-  #flushTurn = () => {
-    this.#scheduled = false;
-    this.flush();
-  };
 
-  #open: () => boolean;
-
-  /** Binds the batch to the socket it writes to; `open` says whether data frames may still go. */
-  constructor(sink: BatchSink, open: () => boolean) {
+  /**
+   * Binds the batch to the TCP socket it writes to and the WebSocket it writes for (data frames
+   * go only while that one is open).
+   */
+  constructor(sink: BatchSink, socket: BatchSocket) {
     this.#sink = sink;
-    this.#open = open;
+    this.#socket = socket;
+  }
+
+  /** The end of the turn of `batch` (one function for every batch: no closure per socket). */
+  static #flushTurn(batch: TurnBatch): void {
+    batch.#scheduled = false;
+    batch.flush();
   }
 
   /** Frame bytes held and not yet written (headers included). */
@@ -80,14 +93,14 @@ export class TurnBatch {
     this.#bytes += headerBytes(n) + n;
     if (this.#scheduled) return;
     this.#scheduled = true;
-    process.nextTick(this.#flushTurn);
+    process.nextTick(TurnBatch.#flushTurn, this);
   }
 
   /** Writes every frame held now, in order, in one write (nothing when none is held). */
   flush(): void {
     const texts = this.#texts;
     if (texts.length === 0) return;
-    if (!this.#open()) return this.clear();
+    if (this.#socket.readyState !== OPEN) return this.clear();
     const out = Buffer.allocUnsafe(this.#bytes);
     if (texts.length === 1 || !this.#joined(out)) this.#eachText(out);
     this.clear();

@@ -19,7 +19,12 @@ import {
 import { Heartbeat, type HeartbeatPeer, type HeartbeatSlots } from './heartbeat.ts';
 import type { RelayLimits } from './limits.ts';
 import { scanNext } from './next_frame.ts';
-import { RELAY_SUBPROTOCOL, type UpstreamFactory, type UpstreamSocket } from './socket.ts';
+import {
+  RELAY_SUBPROTOCOL,
+  type SocketListener,
+  type UpstreamFactory,
+  type UpstreamSocket,
+} from './socket.ts';
 import { IN_HAND_MIN_BYTES, type InHandAccount } from './socket_memory.ts';
 
 /** The upstream heartbeat's timer slots. */
@@ -47,6 +52,8 @@ export interface UpstreamLegEvents {
   upstreamNext(id: string, payloadJson: string, idJson: string, frame: string | null): void;
   /** The leg ended on the upstream's side or was dropped; the socket ends with `close`. */
   upstreamGone(close: CloseSpec): void;
+  /** The upstream socket reported closed, or could not be opened (after any `upstreamGone`). */
+  upstreamClosed(): void;
 }
 
 /** What the leg needs from the relay: relay-wide, one object for every leg. */
@@ -60,7 +67,7 @@ export interface UpstreamLegContext {
 }
 
 /** One upstream socket, from open to close; every counter and timer it takes it gives back. */
-export class UpstreamLeg implements HeartbeatPeer {
+export class UpstreamLeg implements HeartbeatPeer, SocketListener {
   #ctx: UpstreamLegContext;
   #timers: SocketTimers;
   #events: UpstreamLegEvents;
@@ -71,9 +78,9 @@ export class UpstreamLeg implements HeartbeatPeer {
   #relayPings = 0;
   #paused = false;
   #heartbeat: Heartbeat;
-  #closed!: () => void;
-  /** Resolves once the upstream socket reported closed (or never existed). */
-  readonly closed: Promise<void>;
+  /** The master token, from open until the socket is open (its connection_init carries it). */
+  #token: string | null = null;
+  #closed = false;
 
   /**
    * Prepares the leg on the socket's timers, telling `events` and, when the process has a memory
@@ -89,7 +96,6 @@ export class UpstreamLeg implements HeartbeatPeer {
     this.#timers = timers;
     this.#events = events;
     this.#account = account;
-    this.closed = new Promise((resolve) => this.#closed = resolve);
     this.#heartbeat = new Heartbeat(timers, KEEPALIVE, ctx.limits, ctx.now, this);
   }
 
@@ -104,16 +110,20 @@ export class UpstreamLeg implements HeartbeatPeer {
     } catch {
       ctx.log('ws relay: the upstream socket could not be opened');
       this.#ended = true;
-      this.#closed();
+      this.#closed = true;
       this.#events.upstreamGone(CLOSE.upstreamDisconnected);
+      this.#events.upstreamClosed();
       return;
     }
     this.#socket = socket;
+    this.#token = token;
     ctx.counters.upstreamSockets++;
-    socket.onOpen(() => this.#opened(token));
-    socket.onMessage((text, bytes) => this.#received(text, bytes));
-    socket.onPong?.(() => this.#heartbeat.alive());
-    socket.onClose((code, reason) => this.#peerClosed(code, reason));
+    socket.listen(this);
+  }
+
+  /** Whether the upstream socket reported closed (or never existed). */
+  get isClosed(): boolean {
+    return this.#closed;
   }
 
   /** Sends one (already re-serialised) frame upstream. */
@@ -150,23 +160,32 @@ export class UpstreamLeg implements HeartbeatPeer {
     this.#socket?.close(code, reason);
   }
 
-  #opened(token: string): void {
-    if (this.#ended) return;
+  /** The upstream socket is open: the relay's connection_init goes (SocketListener). */
+  socketOpened(): void {
+    const token = this.#token;
+    this.#token = null;
+    if (this.#ended || token === null) return;
     this.#socket!.send(serialiseSignal('connection_init', { authToken: `Bearer ${token}` }));
-    this.#timers.once(
-      'ack',
-      this.#ctx.limits.upstreamAckTimeoutMs,
-      () => this.#drop('no connection_ack', { code: 1000, reason: '' }),
-    );
+    this.#timers.once('ack', this.#ctx.limits.upstreamAckTimeoutMs, UpstreamLeg.#ackMissed, this);
     this.#heartbeat.start();
   }
 
+  /** The upstream sent no connection_ack in time (one function for every leg: no closure). */
+  static #ackMissed(leg: UpstreamLeg): void {
+    leg.#drop('no connection_ack', { code: 1000, reason: '' });
+  }
+
+  /** A WebSocket-level pong from the upstream (SocketListener). */
+  socketPong(): void {
+    this.#heartbeat.alive();
+  }
+
   /**
-   * One upstream frame; from IN_HAND_MIN_BYTES up, counted in the socket's account while it is
-   * handled (socket_memory.ts): a frame that takes the process past its budget can shed this
-   * socket before it is parsed.
+   * One upstream frame (SocketListener); from IN_HAND_MIN_BYTES up, counted in the socket's
+   * account while it is handled (socket_memory.ts): a frame that takes the process past its
+   * budget can shed this socket before it is parsed.
    */
-  #received(text: string | null, bytes: number): void {
+  socketMessage(text: string | null, bytes: number): void {
     const account = this.#account;
     if (account === null || bytes < IN_HAND_MIN_BYTES) return this.#handle(text, bytes);
     account.inHand(bytes);
@@ -208,14 +227,18 @@ export class UpstreamLeg implements HeartbeatPeer {
     this.#events.upstreamMessage(message);
   }
 
-  #peerClosed(code: number, reason: string): void {
-    this.#closed();
-    if (this.#ended) return;
-    this.#end();
-    const close = passesThrough(code)
-      ? { code, reason: this.#rewrite(reason) }
-      : CLOSE.upstreamDisconnected;
-    this.#events.upstreamGone(close);
+  /** The upstream socket closed, from either side (SocketListener). */
+  socketClosed(code: number, reason: string): void {
+    this.#closed = true;
+    this.#token = null;
+    if (!this.#ended) {
+      this.#end();
+      const close = passesThrough(code)
+        ? { code, reason: this.#rewrite(reason) }
+        : CLOSE.upstreamDisconnected;
+      this.#events.upstreamGone(close);
+    }
+    this.#events.upstreamClosed();
   }
 
   /** The injected close-reason rewriting; if it throws, the reason is dropped. */

@@ -10,7 +10,7 @@
 import { WebSocket as WsWebSocket } from 'ws';
 import type { Agent } from 'node:http';
 import { type BatchSink, TurnBatch } from './turn_batch.ts';
-import type { UpstreamFactory, UpstreamSocket } from './socket.ts';
+import type { SocketListener, UpstreamFactory, UpstreamSocket } from './socket.ts';
 
 /** Byte size of a `ws` message (Buffer, ArrayBuffer or Buffer[] by binaryType). */
 function wsBytes(data: unknown): number {
@@ -39,7 +39,7 @@ function wsText(data: unknown): string {
 function turnBatch(ws: WsWebSocket): TurnBatch | null {
   const socket = (ws as unknown as { _socket?: Partial<BatchSink> })._socket;
   if (typeof socket?.write !== 'function' || ws.extensions !== '') return null;
-  return new TurnBatch(socket as BatchSink, () => ws.readyState === WsWebSocket.OPEN);
+  return new TurnBatch(socket as BatchSink, ws);
 }
 
 /**
@@ -77,8 +77,7 @@ class WsSocketAdapter implements UpstreamSocket {
    * carries the browser's few frames, masked, through `ws` itself.
    */
   readonly #batch: TurnBatch | null;
-  #message: ((text: string | null, bytes: number) => void) | null = null;
-  #close: ((code: number, reason: string) => void) | null = null;
+  #listener: SocketListener | null = null;
 
   constructor(ws: WsWebSocket, role: 'server' | 'client') {
     ws.on('error', absorbError);
@@ -88,16 +87,24 @@ class WsSocketAdapter implements UpstreamSocket {
   }
 
   /**
-   * The 'message' and 'close' listeners, one function each for every socket (`ws` calls a
-   * listener with the socket as `this`): no closure per socket.
+   * The socket's listeners, one function each for every socket (`ws` calls a listener with the
+   * socket as `this`): no closure per socket.
    */
   static #messageListener(this: WsWebSocket, data: unknown, isBinary: boolean): void {
     const adapter = (this as AdaptedWs)[ADAPTER];
-    adapter.#message?.(isBinary ? null : wsText(data), wsBytes(data));
+    adapter.#listener?.socketMessage(isBinary ? null : wsText(data), wsBytes(data));
   }
 
   static #closeListener(this: WsWebSocket, code: number, reason: Uint8Array): void {
-    (this as AdaptedWs)[ADAPTER].#close?.(code, wsText(reason));
+    (this as AdaptedWs)[ADAPTER].#listener?.socketClosed(code, wsText(reason));
+  }
+
+  static #pongListener(this: WsWebSocket): void {
+    (this as AdaptedWs)[ADAPTER].#listener?.socketPong?.();
+  }
+
+  static #openListener(this: WsWebSocket): void {
+    (this as AdaptedWs)[ADAPTER].#listener?.socketOpened?.();
   }
 
   send(text: string): void {
@@ -119,29 +126,24 @@ class WsSocketAdapter implements UpstreamSocket {
     }
   }
 
-  /** One listener: the relay sets it once per socket. */
-  onMessage(cb: (text: string | null, bytes: number) => void): void {
-    if (this.#message === null) this.#ws.on('message', WsSocketAdapter.#messageListener);
-    this.#message = cb;
-  }
-
-  /** One listener: the relay sets it once per socket. */
-  onClose(cb: (code: number, reason: string) => void): void {
-    if (this.#close === null) this.#ws.on('close', WsSocketAdapter.#closeListener);
-    this.#close = cb;
-  }
-
-  onOpen(cb: () => void): void {
-    this.#ws.on('open', cb);
+  /**
+   * One listener: the relay sets it once per socket ('open' is listened to only while the socket
+   * is connecting: an upstream client's).
+   */
+  listen(listener: SocketListener): void {
+    if (this.#listener === null) {
+      const ws = this.#ws;
+      ws.on('message', WsSocketAdapter.#messageListener);
+      ws.on('close', WsSocketAdapter.#closeListener);
+      ws.on('pong', WsSocketAdapter.#pongListener);
+      if (ws.readyState === WsWebSocket.CONNECTING) ws.on('open', WsSocketAdapter.#openListener);
+    }
+    this.#listener = listener;
   }
 
   ping(): void {
     this.#batch?.flush();
     if (this.#ws.readyState === WsWebSocket.OPEN) this.#ws.ping();
-  }
-
-  onPong(cb: () => void): void {
-    this.#ws.on('pong', cb);
   }
 
   terminate(): void {

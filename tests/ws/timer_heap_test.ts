@@ -64,9 +64,9 @@ Deno.test('SocketTimers: intervals repeat until cleared; counts follow', async (
   let ticks = 0;
   let once = 0;
   timers.every('browserKeepalive', 10, () => ticks++);
-  timers.once('life', 25, () => once++);
-  timers.once('init', 1000, () => assert.fail('replaced before it ran'));
-  timers.once('init', 5, () => once++);
+  timers.once('life', 25, () => once++, undefined);
+  timers.once('init', 1000, () => assert.fail('replaced before it ran'), undefined);
+  timers.once('init', 5, () => once++, undefined);
   assert.equal(counters.timers, 3);
   await sleep(60);
   assert.ok(ticks >= 3, `ticks ${ticks}`);

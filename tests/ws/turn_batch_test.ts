@@ -165,7 +165,7 @@ Deno.test('a peer that closes in the turn its frame arrives gets no data frame a
   const host = await server((socket) => {
     // the relay answers a browser frame in the same turn: the reply is held for the turn's end,
     // and `ws` answers the browser's close (which came in the same read) before it
-    socket.onMessage(() => socket.send('{"type":"pong"}'));
+    socket.listen({ socketMessage: () => socket.send('{"type":"pong"}'), socketClosed() {} });
   });
   try {
     const frames = await rawPeerClose(host.url);

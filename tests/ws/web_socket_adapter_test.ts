@@ -44,11 +44,15 @@ Deno.test('frames reach the relay with their UTF-8 size; the close is reported',
   const received: Array<[string | null, number]> = [];
   let reported: Promise<[number, string]> = Promise.resolve([0, '']);
   const server = serve((socket) => {
-    reported = new Promise((resolve) => socket.onClose((code, reason) => resolve([code, reason])));
-    socket.onMessage((text, bytes) => {
-      received.push([text, bytes]);
-      if (received.length === 2) socket.close(1000, 'done');
-    });
+    reported = new Promise((resolve) =>
+      socket.listen({
+        socketClosed: (code, reason) => resolve([code, reason]),
+        socketMessage(text, bytes) {
+          received.push([text, bytes]);
+          if (received.length === 2) socket.close(1000, 'done');
+        },
+      })
+    );
   });
   try {
     const ws = new WebSocket(`ws://127.0.0.1:${server.addr.port}/`);

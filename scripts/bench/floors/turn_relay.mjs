@@ -56,7 +56,7 @@ function flow(source, sink, unsent) {
 function join(browser, TurnBatch) {
   const upstream = new WebSocket(upstreamUrl, PROTOCOL, { perMessageDeflate: false });
   const sink = browser._socket;
-  const batch = new TurnBatch(sink, () => browser.readyState === WebSocket.OPEN);
+  const batch = new TurnBatch(sink, browser);
   const waiting = [];
   const written = flow(upstream, browser, () => browser.bufferedAmount + batch.bytes);
   const close = () => {
