@@ -16,48 +16,32 @@
  */
 import { DEFAULTS } from '../config/defaults.ts';
 import { CLOSE, safeCloseReason } from './close_codes.ts';
-import { type Counters, SocketTimers } from './counters.ts';
+import { SocketTimers } from './counters.ts';
 import {
   type BrowserMessage,
   type JsonObject,
   parseBrowserFrame,
   serialiseSignal,
 } from './frames.ts';
-import { BrowserSource, FlowDirection, type FlowOwner, type StallCause } from './flow.ts';
+import { type FlowDirection, type FlowOwner, type StallCause, startFlowPair } from './flow.ts';
 import { Heartbeat, type HeartbeatPeer, type HeartbeatSlots } from './heartbeat.ts';
 import { InboundQueue } from './inbound.ts';
-import type { RelayLimits } from './limits.ts';
-import type { RelaySocket, SocketListener, UpstreamFactory } from './socket.ts';
+import type { RelaySocket, SocketListener } from './socket.ts';
 import { type BrowserSink, type CheckOutcome, Subscriptions } from './subscriptions.ts';
-import type { AdmittedSession, RelayDeps } from './types.ts';
+import type { AdmittedSession } from './types.ts';
 import { SocketMemory } from './socket_memory.ts';
 import {
-  type CloseSpec,
-  UpstreamLeg,
-  type UpstreamLegContext,
-  type UpstreamLegEvents,
-} from './upstream_leg.ts';
+  askGate,
+  type ConnectionContext,
+  lifeUnderSession,
+  type RelayedConnection,
+  releaseSession,
+} from './connection_context.ts';
+import { type CloseSpec, UpstreamLeg, type UpstreamLegEvents } from './upstream_leg.ts';
 import type { UpstreamMessage } from './frames.ts';
 
 /** The browser heartbeat's timer slots. */
 const KEEPALIVE: HeartbeatSlots = { silence: 'browserKeepalive', pong: 'browserPong' };
-
-/**
- * The relay-wide things every connection shares; the upstream legs and the flow directions read
- * the same object (one for the whole relay, nothing copied per socket).
- */
-export interface ConnectionContext extends UpstreamLegContext {
-  deps: RelayDeps;
-  openUpstream: UpstreamFactory;
-  limits: RelayLimits;
-  counters: Counters;
-  now(): number;
-  log(line: string): void;
-  /** The master token if present and well-formed, else null (SPEC "Authentication" 1). */
-  token(): string | null;
-  /** Called once when the connection finished (its counts are already given back). */
-  finished(connection: Connection): void;
-}
 
 /**
  * 'upstreamGone': the upstream leg ended while subscribes were held or being checked; they are
@@ -73,7 +57,13 @@ type State = 'awaitingInit' | 'admitting' | 'opening' | 'ready' | 'upstreamGone'
  * per idle socket).
  */
 export class Connection
-  implements SocketListener, UpstreamLegEvents, HeartbeatPeer, FlowOwner, BrowserSink {
+  implements
+    RelayedConnection,
+    SocketListener,
+    UpstreamLegEvents,
+    HeartbeatPeer,
+    FlowOwner,
+    BrowserSink {
   #state: State = 'awaitingInit';
   #browser: RelaySocket;
   #ctx: ConnectionContext;
@@ -234,36 +224,21 @@ export class Connection
     this.#up?.written();
   }
 
-  /**
-   * Flow control both ways (`flow.ts`; docs/operations.md "Slow and vanished peers on the relay"):
-   * a browser slow to read pauses the upstream leg; an upstream slow to read pauses the browser
-   * where its transport can (`ws`), else the browser's frames wait in the leg's buffer up to the
-   * same bounds. Past them: 1013.
-   */
+  /** Flow control both ways (`flow.ts`; docs/operations.md "Slow and vanished peers on the relay"). */
   #startFlow(leg: UpstreamLeg): void {
     const ctx = this.#ctx;
-    const memory = ctx.deps.memory ?? null;
-    const measured = this.#account !== null;
-    this.#down = new FlowDirection(
-      leg,
+    const { down, up } = startFlowPair(
       this.#browser,
-      ctx,
-      this.#timers,
-      'upstreamFlow',
-      this,
-      memory,
-      measured,
-    );
-    this.#up = new FlowDirection(
-      new BrowserSource(this.#browser, this.#browserBeat),
+      this.#browserBeat,
       leg,
       ctx,
       this.#timers,
-      'browserFlow',
       this,
-      memory,
-      measured,
+      ctx.deps.memory ?? null,
+      this.#account !== null,
     );
+    this.#down = down;
+    this.#up = up;
   }
 
   /** A direction's sink stalled: the socket closes 1013 toward the side not reading (FlowOwner). */
@@ -316,52 +291,20 @@ export class Connection
   }
 
   async #admit(initPayload: JsonObject | null): Promise<void> {
-    const { deps, log } = this.#ctx;
-    let admission;
-    try {
-      admission = await deps.admit(initPayload);
-    } catch {
-      log('ws relay: the gate threw on connection_init');
-      admission = {
-        ok: false as const,
-        closeCode: CLOSE.unauthorized.code,
-        reason: 'Unauthorized',
-      };
-    }
+    const admission = await askGate(this.#ctx, initPayload);
     if (this.#state === 'closed') {
-      if (admission.ok) this.#session = admission.session;
-      return this.#releaseSession();
+      // the socket ended while the gate decided: the session is given back at once
+      if (admission.ok) releaseSession(this.#ctx, admission.session);
+      return;
     }
     this.#leavePreAuth();
     if (!admission.ok) return this.#finish({ code: admission.closeCode, reason: admission.reason });
     const session = this.#session = admission.session;
     session.onRevoke?.((code, reason) => this.#finish({ code, reason }));
-    if (!this.#shortenLife(session.expiresAt)) return;
+    const left = lifeUnderSession(this.#ctx, session.expiresAt, this.#acceptedAt);
+    if (left !== null && left <= 0) return this.#finish(CLOSE.deadline);
+    if (left !== null) this.#timers.once('life', left, Connection.#lifeEnded, this);
     this.#openUpstream();
-  }
-
-  /** Releases the session: at the end of the socket, or at once when admitted after it. */
-  #releaseSession(): void {
-    try {
-      this.#session?.release?.();
-    } catch {
-      this.#ctx.log('ws relay: releasing the session failed');
-    }
-  }
-
-  /** Socket life = min(socketLifeMs from accept, session exp). False when already past. */
-  #shortenLife(expiresAt: number | undefined): boolean {
-    if (expiresAt === undefined || !Number.isFinite(expiresAt)) return true;
-    const now = this.#ctx.now();
-    const left = expiresAt - now;
-    if (left <= 0) {
-      this.#finish(CLOSE.deadline);
-      return false;
-    }
-    if (left < this.#acceptedAt + this.#ctx.limits.socketLifeMs - now) {
-      this.#timers.once('life', left, Connection.#lifeEnded, this);
-    }
-    return true;
   }
 
   #openUpstream(): void {
@@ -494,7 +437,7 @@ export class Connection
       const secret = this.#token ?? this.#ctx.token();
       this.#browser.close(close.code, safeCloseReason(close.reason, secret));
     }
-    this.#releaseSession();
+    releaseSession(this.#ctx, this.#session);
     this.#ctx.finished(this);
   }
 }

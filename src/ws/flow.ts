@@ -217,3 +217,39 @@ export class BrowserSource implements FlowSource {
     this.#beat?.alive();
   }
 }
+
+/** The two directions of one socket: upstream to browser (`down`), browser to upstream (`up`). */
+export interface FlowPair {
+  down: FlowDirection;
+  up: FlowDirection;
+}
+
+/**
+ * Flow control both ways for one socket: a browser slow to read pauses the upstream leg; an
+ * upstream slow to read pauses the browser where its transport can (`ws`), else the browser's
+ * frames wait in the leg's buffer up to the same bounds. Past them the owner closes 1013.
+ */
+export function startFlowPair(
+  browser: RelaySocket,
+  browserBeat: Heartbeat | null,
+  leg: FlowSource & FlowSink,
+  shared: FlowShared,
+  timers: SocketTimers,
+  owner: FlowOwner,
+  memory: FlowPressure | null,
+  measured: boolean,
+): FlowPair {
+  return {
+    down: new FlowDirection(leg, browser, shared, timers, 'upstreamFlow', owner, memory, measured),
+    up: new FlowDirection(
+      new BrowserSource(browser, browserBeat),
+      leg,
+      shared,
+      timers,
+      'browserFlow',
+      owner,
+      memory,
+      measured,
+    ),
+  };
+}

@@ -9,7 +9,8 @@
  * host and the HTTP core.
  */
 import { DEFAULTS } from '../config/defaults.ts';
-import { Connection, type ConnectionContext } from './connection.ts';
+import { Connection } from './connection.ts';
+import type { ConnectionContext, RelayedConnection } from './connection_context.ts';
 import { CLOSE } from './close_codes.ts';
 import { newCounters } from './counters.ts';
 import { relayLimits } from './limits.ts';
@@ -51,8 +52,8 @@ export function readToken(token: () => string | null): string | null {
 export function createRelay(deps: RelayDeps): Relay {
   const limits = relayLimits(deps.limits);
   const counters = newCounters();
-  const active = new Set<Connection>();
-  const lingering = new Set<Connection>();
+  const active = new Set<RelayedConnection>();
+  const lingering = new Set<RelayedConnection>();
   let closing = false;
   const token = () => readToken(deps.token);
   const log = (line: string) => {
