@@ -15,16 +15,43 @@ import type { ConnInfo, SvcProxy } from '../../src/proxy.ts';
 import { lingerAfterEarlyAnswer, readSmallBody } from './bridge.ts';
 import { responseSignal } from './caller_signal.ts';
 
-/** Header values of a node request, repeated ones joined with ", " as Web Headers join them. */
+/** Whether header name `key` is `lower` (lower-case) in ASCII case folding (RFC 9110 5.1). */
+function sameName(key: string, lower: string): boolean {
+  if (key.length !== lower.length) return false;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== lower.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+/**
+ * Header values of a node request, read from its raw lines (`rawHeaders`, which node keeps
+ * anyway): repeated ones joined with ", " as Web Headers join them. Nothing is built per request
+ * but this object (node's `headersDistinct` builds an array per header).
+ */
+class RawHeaders implements HeaderReader {
+  readonly #raw: string[];
+
+  constructor(raw: string[]) {
+    this.#raw = raw;
+  }
+
+  get(name: string): string | null {
+    const raw = this.#raw;
+    const lower = name.toLowerCase();
+    let value: string | null = null;
+    for (let i = 0; i < raw.length; i += 2) {
+      if (!sameName(raw[i], lower)) continue;
+      value = value === null ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
+    }
+    return value;
+  }
+}
+
+/** Header values of a node request (see {@link RawHeaders}). */
 function headerReader(req: IncomingMessage): HeaderReader {
-  const distinct = req.headersDistinct;
-  return {
-    get(name: string): string | null {
-      const values = distinct[name.toLowerCase()];
-      if (values === undefined) return null;
-      return values.length === 1 ? values[0] : values.join(', ');
-    },
-  };
+  return new RawHeaders(req.rawHeaders);
 }
 
 /**

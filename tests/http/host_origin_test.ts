@@ -126,6 +126,29 @@ for (const kind of [...HOSTS, DENO_SERVE]) {
     );
   });
 
+  Deno.test(`[${kind}] repeated Origin lines are read joined: a listed one beside a foreign one is refused`, async () => {
+    // Web Headers join a repeated field with ", " (Fetch "get a header"); the node:http hosts
+    // read node's raw header lines the same way, so a second Origin cannot hide behind a first
+    await withGateway(kind, { env: { ALLOWED_ORIGINS: listed } }, async ({ sandbox, gateway }) => {
+      const host = new URL(gateway.url).host;
+      const twoOrigins = `\r\norigin: ${listed}\r\norigin: https://evil.example`;
+      await assertNothingReached(sandbox, async () => {
+        const posted = await rawRequest(gateway.url, post(host, twoOrigins), Q);
+        assert.equal(posted.status, 403, posted.body);
+        assert.equal(JSON.parse(posted.body).errors[0].extensions.code, 'ProxyOriginForbidden');
+        const upgraded = await rawRequest(
+          gateway.url,
+          `GET /svc/graphql HTTP/1.1\r\nhost: ${host}\r\nconnection: Upgrade\r\nupgrade: websocket\r\n` +
+            'sec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n' +
+            `sec-websocket-protocol: graphql-transport-ws${twoOrigins}`,
+        );
+        assert.equal(upgraded.status, 403, upgraded.body);
+      });
+      const listedOnly = await rawRequest(gateway.url, post(host, `\r\norigin: ${listed}`), Q);
+      assert.equal(listedOnly.status, 200, 'the listed origin alone passes');
+    });
+  });
+
   Deno.test(`[${kind}] refused and unclaimed upgrades answer before any socket exists`, async () => {
     await withGateway(kind, {}, async ({ sandbox, gateway }) => {
       const host = new URL(gateway.url).host;
