@@ -24,6 +24,7 @@ import type { SvcProxy } from '../../src/proxy.ts';
 import { adaptWsSocket } from '../../src/ws/mod.ts';
 import { sendResponse, toRequest } from './bridge.ts';
 import { answerLean, takesLeanPath, upgradeRequest } from './lean.ts';
+import { headerLines } from './raw_headers.ts';
 import { responseAbortSignal } from './caller_signal.ts';
 import { mayClaim, pathOf } from './gateway_paths.ts';
 import { inTurn, noteAnswer, upgradeBehindAnswer } from './pipelined.ts';
@@ -77,11 +78,7 @@ function originOf(req: IncomingMessage): string {
  * `req.headers.host`; `rawHeaders` holds every line.
  */
 export function hasRepeatedHost(req: IncomingMessage): boolean {
-  let seen = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if (req.rawHeaders[i].length === 4 && req.rawHeaders[i].toLowerCase() === 'host') seen++;
-  }
-  return seen > 1;
+  return headerLines(req.rawHeaders, 'host') > 1;
 }
 
 /** The 400 a request with two Host lines gets (plain text, security headers). */
@@ -125,8 +122,9 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
   }
 
   function handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
-    const request = upgradeRequest(req, originOf(req));
-    const claimed = new URL(request.url).pathname === proxy.config.wsPath;
+    const url = new URL(req.url ?? '/', originOf(req));
+    const request = upgradeRequest(req, url);
+    const claimed = url.pathname === proxy.config.wsPath;
     // pipelined behind an unfinished answer: the connection ends after it, nothing is upgraded
     if (claimed && upgradeBehindAnswer(socket)) return true;
     if (claimed && hasRepeatedHost(req)) {

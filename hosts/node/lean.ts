@@ -10,60 +10,23 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Buffer } from 'node:buffer';
 import type { PlainAnswer } from '../../src/http/answer.ts';
 import { mayPreread, withPrereadBody } from '../../src/http/preread.ts';
-import type { HeaderReader, SvcRequest } from '../../src/http/request.ts';
+import type { SvcRequest } from '../../src/http/request.ts';
+import { RawHeaders } from './raw_headers.ts';
 import type { ConnInfo, SvcProxy } from '../../src/proxy.ts';
 import { lingerAfterEarlyAnswer, readSmallBody } from './bridge.ts';
 import { responseSignal } from './caller_signal.ts';
 
-/** Whether header name `key` is `lower` (lower-case) in ASCII case folding (RFC 9110 5.1). */
-function sameName(key: string, lower: string): boolean {
-  if (key.length !== lower.length) return false;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    if ((c >= 65 && c <= 90 ? c + 32 : c) !== lower.charCodeAt(i)) return false;
-  }
-  return true;
-}
-
 /**
- * Header values of a node request, read from its raw lines (`rawHeaders`, which node keeps
- * anyway): repeated ones joined with ", " as Web Headers join them. Nothing is built per request
- * but this object (node's `headersDistinct` builds an array per header).
+ * An upgrade request as the core's upgrade decision reads it (its URL, as the host resolved it,
+ * and its headers), over node's own request: no Web Request or Headers per socket opened
+ * (docs/benchmarks.md "WebSocket relay": what a handshake allocates counts in the memory of idle
+ * sockets).
  */
-class RawHeaders implements HeaderReader {
-  readonly #raw: string[];
-
-  constructor(raw: string[]) {
-    this.#raw = raw;
-  }
-
-  get(name: string): string | null {
-    const raw = this.#raw;
-    const lower = name.toLowerCase();
-    let value: string | null = null;
-    for (let i = 0; i < raw.length; i += 2) {
-      if (!sameName(raw[i], lower)) continue;
-      value = value === null ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
-    }
-    return value;
-  }
-}
-
-/** Header values of a node request (see {@link RawHeaders}). */
-function headerReader(req: IncomingMessage): HeaderReader {
-  return new RawHeaders(req.rawHeaders);
-}
-
-/**
- * An upgrade request as the core's upgrade decision reads it (its URL and headers), over node's
- * own request: no Web Request or Headers per socket opened (docs/benchmarks.md "WebSocket
- * relay": what a handshake allocates counts in the memory of idle sockets).
- */
-export function upgradeRequest(req: IncomingMessage, origin: string): SvcRequest {
+export function upgradeRequest(req: IncomingMessage, url: URL): SvcRequest {
   return {
     method: 'GET',
-    url: new URL(req.url ?? '/', origin).href,
-    headers: headerReader(req),
+    url: url.href,
+    headers: new RawHeaders(req.rawHeaders),
     body: null,
   };
 }
@@ -102,7 +65,7 @@ export async function answerLean(
   const request: SvcRequest = {
     method: 'POST',
     url: origin + (req.url ?? '/'),
-    headers: headerReader(req),
+    headers: new RawHeaders(req.rawHeaders),
     body: null,
     // the browser going away cancels the upstream call (docs/operations.md "Faults")
     signal: responseSignal(res),

@@ -15,6 +15,26 @@ import { createLink } from '../../src/shared_limits/link.ts';
 import { createSharedSockets } from '../../src/shared_limits/sockets.ts';
 import { startSync } from '../../src/shared_limits/sync.ts';
 
+/** What svc_limits_sync does to the process's rows: replaced by the counts it was sent. */
+function replaceRows(rows: Map<string, number>, sockets: Record<string, number>): void {
+  rows.clear();
+  for (const [tenant, n] of Object.entries(sockets)) if (n > 0) rows.set(tenant, n);
+}
+
+/** Process 'p''s socket counts over `backend` (ceiling 10), told of its sync by `syncing`. */
+function processSockets(backend: LimitsBackend, syncing: () => Promise<unknown> | null) {
+  const link = createLink({ log: () => {}, logEveryMs: 60_000 });
+  const sockets = createSharedSockets({
+    backend,
+    link,
+    process: 'p',
+    max: () => 10,
+    leaseMs: 5_000,
+    syncing,
+  });
+  return { link, sockets };
+}
+
 function setup() {
   /** svc_socket_leases of process 'p', tenant -> sockets. */
   const rows = new Map<string, number>();
@@ -30,20 +50,11 @@ function setup() {
       return true;
     },
     sync(_process, sockets) {
-      rows.clear();
-      for (const [tenant, n] of Object.entries(sockets)) if (n > 0) rows.set(tenant, n);
+      replaceRows(rows, sockets);
       return Promise.resolve({ cursor: 0, revocations: [] });
     },
   };
-  const link = createLink({ log: () => {}, logEveryMs: 60_000 });
-  const sockets = createSharedSockets({
-    backend,
-    link,
-    process: 'p',
-    max: () => 10,
-    leaseMs: 5_000,
-    syncing: () => null,
-  });
+  const { sockets } = processSockets(backend, () => null);
   return { backend, sockets, rows, answer, atBackend: atBackend.promise };
 }
 
@@ -70,10 +81,6 @@ for (const order of ['the open first', 'the sync first'] as const) {
 Deno.test('an open asked for while a sync is at the backend is sent after its answer', async () => {
   /** svc_socket_leases of process 'p', tenant -> sockets, as the database runs the calls. */
   const rows = new Map<string, number>();
-  const write = (sockets: Record<string, number>) => {
-    rows.clear();
-    for (const [tenant, n] of Object.entries(sockets)) if (n > 0) rows.set(tenant, n);
-  };
   /** The syncs at the backend: their counts (as sent) and how to answer them. */
   const held: { counts: Record<string, number>; answer: () => void }[] = [];
   const opens: number[] = [];
@@ -91,16 +98,8 @@ Deno.test('an open asked for while a sync is at the backend is sent after its an
       return answer.promise;
     },
   };
-  const link = createLink({ log: () => {}, logEveryMs: 60_000 });
   let sync: { inFlight(): Promise<void> | null } | null = null;
-  const sockets = createSharedSockets({
-    backend,
-    link,
-    process: 'p',
-    max: () => 10,
-    leaseMs: 5_000,
-    syncing: () => sync?.inFlight() ?? null,
-  });
+  const { link, sockets } = processSockets(backend, () => sync?.inFlight() ?? null);
   const running = startSync({
     backend,
     link,
@@ -118,7 +117,7 @@ Deno.test('an open asked for while a sync is at the backend is sent after its an
     for (let turn = 0; turn < 5; turn++) await new Promise((r) => setTimeout(r, 0));
     assert.deepEqual(opens, [], 'no open was sent while the sync was at the backend');
     // the database runs the sync now, with the counts it was sent, and answers it
-    write(held[0].counts);
+    replaceRows(rows, held[0].counts);
     held[0].answer();
     const release = await opening;
     assert.ok(release);
