@@ -175,8 +175,11 @@ testBothHosts(
         const ping = JSON.stringify({ type: 'ping', payload: { pad: 'y'.repeat(16 * 1024) } });
         let sent = 0;
         let paused = false;
-        // the browser sends until the socket closes; its frames pile up in the leg's buffer
-        while (c.ws.readyState === WebSocket.OPEN && sent < 4000) {
+        // the browser sends until the relay gives up on the upstream; its frames pile up in the
+        // leg's buffer. It stops there: Deno's upgraded socket sends its close frame once the
+        // browser has been quiet (src/ws/socket.ts adaptWebSocket), and a browser still sending
+        // when the linger ends sees the connection dropped instead (src/ws/README.md)
+        while (c.ws.readyState === WebSocket.OPEN && sent < 4000 && stalls.length === 0) {
           c.send(ping);
           sent++;
           paused ||= host.relay.stats().pausedLegs === 1;
