@@ -13,8 +13,12 @@ import { assertNothingReached, assertRefusal, rawRequest } from '../helpers/asse
 import { createPackageApp } from './package_app.ts';
 import { runRouteTable } from './route_table.ts';
 
-/** The Vite the app installs: vite@8 (the latest); SVC_TEST_VITE=vite@7 runs the same test on 7. */
-const VITE = Deno.env.get('SVC_TEST_VITE') ?? 'vite@8';
+/**
+ * The Vite the app installs, pinned to an exact version so that a new release cannot turn the
+ * suite red on its own. `SVC_TEST_VITE` runs the same test against another on purpose, e.g.
+ * `SVC_TEST_VITE=vite@latest` (the newest release) or `SVC_TEST_VITE=vite@7.3.8`.
+ */
+const VITE = Deno.env.get('SVC_TEST_VITE') ?? 'vite@8.4.0';
 
 const FILES = {
   'index.html':
@@ -174,6 +178,9 @@ Deno.test(`vite package: svcGateway() in a ${VITE} app, dev and preview`, async 
       await runRouteTable(t, { origin: preview.url, sandbox });
     });
 
+    // Vite 8.4 allows one dev server per project folder (a second exits: "Found another Vite
+    // dev process for this project"), so each dev server below starts after the last one stopped.
+    await dev.stop();
     await t.step(
       'a configuration problem is logged, never fatal: health 503, the envelope',
       async () => {
@@ -191,6 +198,7 @@ Deno.test(`vite package: svcGateway() in a ${VITE} app, dev and preview`, async 
           });
           await assertRefusal(res, 500, 'ProxyTokenMissing');
         });
+        await problem.stop();
       },
     );
 
