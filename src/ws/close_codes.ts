@@ -30,6 +30,15 @@ export const CLOSE = {
     reason: 'Too many open sockets for this account',
     by: 'gate',
   },
+  /**
+   * A subscribe on an id already open. graphql-transport-ws (PROTOCOL.md, Subscribe) closes 4409
+   * "Subscriber for <id> already exists"; the reason names no id, since it never echoes input.
+   */
+  duplicateSubscriber: {
+    code: 4409,
+    reason: 'Subscriber for this id already exists',
+    by: 'relay',
+  },
   /** Bad frame or missing id; the reason is the sentence from `frames.ts`. */
   badFrame: { code: 4400, reason: 'Invalid frame', by: 'relay' },
   /** Browser frame over its ceiling. */

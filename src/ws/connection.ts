@@ -385,10 +385,7 @@ export class Connection
   #subscribe(id: string, payload: JsonObject): void {
     const opened = this.#subs.open(id, this.#ctx.limits.subscriptionsPerSocket);
     if (opened === 'duplicate') {
-      return this.#finish({
-        code: CLOSE.badFrame.code,
-        reason: 'Subscriber for this id already exists',
-      });
+      return this.#finish(CLOSE.duplicateSubscriber);
     }
     if (opened === 'full') return;
     const outcome = this.#subs.check(id, payload, this.#session!);

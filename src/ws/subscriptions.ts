@@ -72,7 +72,7 @@ export class Subscriptions {
   }
 
   /**
-   * Takes a slot for `id`. 'duplicate': the id is open already (the caller closes 4400);
+   * Takes a slot for `id`. 'duplicate': the id is open already (the caller closes 4409);
    * 'full': `max` are open, an error frame TooManySubscriptions went to the browser.
    */
   open(id: string, max: number): 'opened' | 'duplicate' | 'full' {

@@ -138,14 +138,14 @@ testBothHosts(
 );
 
 testBothHosts(
-  '4400 for a subscribe on an id already open; the second is not relayed',
+  '4409 for a subscribe on an id already open (graphql-transport-ws); the second is not relayed',
   (kind) =>
     withWorld(kind, {}, async ({ host, upstream }) => {
       const c = await initialisedClient(host.url);
       c.send(ticks('dup', 100, 1_000));
       c.send(ticks('dup', 100, 1_000));
       assert.deepEqual(await c.closed, {
-        code: 4400,
+        code: 4409,
         reason: 'Subscriber for this id already exists',
       });
       const subscribes = (await upstreamFramesAfter(upstream, 0))
