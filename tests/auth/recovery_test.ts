@@ -168,12 +168,31 @@ for (const kind of HOSTS) {
         );
 
         await t.step(
-          'not enabled: 501; no PUBLIC_URL: 409; both before any backend call',
+          'not enabled: 501; no PUBLIC_URL: 409; both only to an owner or admin, before the target is read',
           async () => {
             const off = await s.otherGateway({ AUTH_RECOVERY_LINK_LOG: '' });
             const noUrl = await s.otherGateway({ PUBLIC_URL: '' });
             const on = await s.otherGateway({ AUTH_RECOVERY_LINK_LOG: 'true' });
             const before = s.backend.rest.calls.get('svc_recovery_authorize') ?? 0;
+            // the caller is checked first: nothing of the route's settings is told to a caller
+            // without a session, with a forged one, without a workspace, or below admin
+            const [head, claims] = owner.jwt.split('.');
+            const forged = { ...owner, jwt: `${head}.${claims}.${'A'.repeat(43)}` };
+            const loner = await s.signUp('loner-settings@example.test');
+            for (const gateway of [off, noUrl]) {
+              for (const who of [null, forged, loner]) {
+                assertCode(
+                  await s.api('POST', '/recovery-link', who, { email: member.email }, gateway),
+                  401,
+                  'AuthSessionRequired',
+                );
+              }
+              assertCode(
+                await s.api('POST', '/recovery-link', member, { email: admin.email }, gateway),
+                403,
+                'NotEnoughPermissions',
+              );
+            }
             assertCode(
               await s.api('POST', '/recovery-link', owner, { email: member.email }, off),
               501,

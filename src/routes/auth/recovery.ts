@@ -19,9 +19,18 @@ import {
 } from './context.ts';
 import type { RecoveryLinkAnswer } from './types.ts';
 
-/** POST recovery-link. */
+/**
+ * POST recovery-link. The caller is checked before anything of the route's settings is said (the
+ * order of SPEC "Recovery-link route"'s table): no session or no workspace row 401
+ * AuthSessionRequired, neither owner nor admin 403 NotEnoughPermissions; then 501
+ * RecoveryLinkNotEnabled, 409 ProxyPublicUrlMissing, 400 InvalidRequest, and the target's rules.
+ */
 export async function recoveryLink(req: AuthRequest): Promise<Answer> {
   const { config } = req.ctx.core;
+  const caller = callerJwt(req);
+  if (!('jwt' in caller)) return caller;
+  const checked = await callerRpc(req, caller.jwt, 'svc_recovery_caller_check', {});
+  if (!ok(checked)) return fromDatabase(checked, RECOVERY_UNLISTED_CODE);
   if (!config.recoveryLinkLogging) {
     return refuse(
       'RecoveryLinkNotEnabled',
@@ -31,8 +40,6 @@ export async function recoveryLink(req: AuthRequest): Promise<Answer> {
   if (!config.publicUrl) {
     return refuse('ProxyPublicUrlMissing', 'PUBLIC_URL is not set: a recovery link needs it');
   }
-  const caller = callerJwt(req);
-  if (!('jwt' in caller)) return caller;
   const body = await readJsonObject(req, false);
   if (!('value' in body)) return body;
   const email = body.value.email;
