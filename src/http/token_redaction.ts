@@ -1,0 +1,146 @@
+/**
+ * The master token never leaves in anything the gateway passes on (SPEC "What the service does" 1:
+ * the service holds the token "so the browser never holds it"; docs/operations.md "The master
+ * token in answers"). An upstream, or a debugging proxy in front of it, may echo the authorization
+ * it received ("Token rejected: Bearer <token>"); every occurrence of the token in what is passed
+ * on is replaced by {@link REDACTED}: GraphQL answers, upload answers (streamed, whatever the
+ * chunk boundaries), the headers passed on, socket frames, close reasons and log lines.
+ *
+ * The one implementation of "replace the token": {@link redactText} for text held whole,
+ * {@link TokenRedactor} for bytes that arrive in chunks. Both search the same forms of the token
+ * ({@link tokenForms}, docs/readings.md "The master token in answers"): as it is, and as a JSON
+ * encoder writes it inside a string (`"` and `\` escaped, and `/` as `\/` as some encoders write
+ * it). The replacement is plain ASCII without JSON's special characters, so a JSON string that
+ * held the token stays a valid JSON string.
+ */
+import { Buffer } from 'node:buffer';
+
+/** What stands in for the token. */
+export const REDACTED = '[redacted]';
+
+const REDACTED_BYTES = new TextEncoder().encode(REDACTED);
+
+/** The searched forms of one token, as text and as bytes, longest first. */
+interface Forms {
+  readonly token: string;
+  readonly texts: readonly string[];
+  readonly bytes: readonly Buffer[];
+  /** Bytes of the longest form. */
+  readonly longest: number;
+}
+
+/** The forms of the last token asked about (a process has one master token). */
+let lastForms: Forms | null = null;
+
+/**
+ * The forms of `token` searched for, longest first, without repeats: the token, its JSON string
+ * escape (`"`, `\` and control characters), and that escape with `/` written `\/`.
+ */
+export function tokenForms(token: string): readonly string[] {
+  return formsOf(token).texts;
+}
+
+function formsOf(token: string): Forms {
+  if (lastForms?.token === token) return lastForms;
+  const json = JSON.stringify(token).slice(1, -1);
+  const texts = [...new Set([token, json, json.replaceAll('/', '\\/')])]
+    .sort((a, b) => b.length - a.length);
+  const bytes = texts.map((t) => Buffer.from(t, 'utf8'));
+  lastForms = { token, texts, bytes, longest: bytes[0].byteLength };
+  return lastForms;
+}
+
+/**
+ * `text` with every form of `token` replaced by {@link REDACTED}; `text` itself (no copy) when it
+ * holds none, or when `token` is null or empty (no token: nothing to hide).
+ */
+export function redactText(text: string, token: string | null | undefined): string {
+  if (!token) return text;
+  let out = text;
+  for (const form of formsOf(token).texts) {
+    if (out.includes(form)) out = out.split(form).join(REDACTED);
+  }
+  return out;
+}
+
+/**
+ * Replaces the token in a byte stream cut into chunks at any place: each {@link push} passes on
+ * what can no longer be the start of a form of the token and holds back at most the longest form's
+ * length - 1 bytes (a form split across chunks is found once its end arrives); {@link end} passes
+ * on what is held. Bytes are searched as bytes (no text decoding: an answer may be binary). The
+ * output is the same whatever the chunk boundaries: that of the whole stream pushed as one chunk.
+ */
+export class TokenRedactor {
+  readonly #forms: Forms;
+  /** Bytes held back from the last chunk (never more than longest - 1). */
+  #held: Uint8Array | null = null;
+
+  constructor(token: string) {
+    this.#forms = formsOf(token);
+  }
+
+  /** Bytes held back right now (at most the longest form's length - 1). */
+  get heldBytes(): number {
+    return this.#held?.byteLength ?? 0;
+  }
+
+  /** What may be passed on after `chunk` (possibly empty; a view of `chunk` when nothing changed). */
+  push(chunk: Uint8Array): Uint8Array {
+    const buffer = this.#held === null ? chunk : concat([this.#held, chunk]);
+    const [out, used] = replaceIn(buffer, this.#forms, buffer.byteLength - this.#forms.longest + 1);
+    // a copy: the output may be a view of `buffer`, and its reader may keep or transfer it
+    this.#held = used < buffer.byteLength ? new Uint8Array(buffer.subarray(used)) : null;
+    return out;
+  }
+
+  /** What is still held, with the token replaced; the stream has ended. */
+  end(): Uint8Array {
+    const held = this.#held;
+    this.#held = null;
+    if (held === null) return new Uint8Array(0);
+    return replaceIn(held, this.#forms, held.byteLength)[0];
+  }
+}
+
+/**
+ * Replaces every form that starts before `safe` in `buffer` (leftmost first; at one place the
+ * longest form). Such a form lies wholly in `buffer` when `safe` <= length - longest + 1, so
+ * nothing beyond `safe` can change what is decided. Returns the output and how many bytes of
+ * `buffer` it covers: `safe`, or further when a form found ends past it.
+ */
+function replaceIn(buffer: Uint8Array, forms: Forms, safe: number): [Uint8Array, number] {
+  const view = Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  let parts: Uint8Array[] | null = null;
+  let from = 0;
+  for (;;) {
+    let at = -1;
+    let length = 0;
+    for (const form of forms.bytes) {
+      const found = view.indexOf(form, from);
+      if (found !== -1 && found < safe && (at === -1 || found < at)) {
+        at = found;
+        length = form.byteLength;
+      }
+    }
+    if (at === -1) break;
+    (parts ??= []).push(buffer.subarray(from, at), REDACTED_BYTES);
+    from = at + length;
+  }
+  const used = Math.max(from, safe, 0);
+  if (parts === null) return [buffer.subarray(0, used), used];
+  parts.push(buffer.subarray(from, used));
+  return [concat(parts), used];
+}
+
+/** One new Uint8Array holding `parts` in order (not Buffer.concat: its small results share a pool). */
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const part of parts) size += part.byteLength;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}
