@@ -7,6 +7,8 @@
  * the rows marked `relay`. The two 4400 rows are the spec's "malformed-frame or overflow
  * sentence" spelled out per cause.
  */
+import { redactText } from '../http/token_redaction.ts';
+
 export const CLOSE = {
   /** Gate refused the init payload's authToken with 401. */
   authSessionRequired: { code: 4401, reason: 'AuthSessionRequired', by: 'gate' },
@@ -109,11 +111,11 @@ export const CLOSE_REASON_MAX_BYTES = 123;
 
 /**
  * Makes a close reason safe to send: every occurrence of `secret` (the master token, when
- * known and non-empty) is replaced by '[redacted]', then the text is cut to 123 UTF-8 bytes
+ * known and non-empty) is replaced (src/http/token_redaction.ts), then the text is cut to 123 UTF-8 bytes
  * without splitting a character. SPEC "Conventions": the token never appears in a close reason.
  */
 export function safeCloseReason(reason: string, secret: string | null): string {
-  let out = secret ? reason.split(secret).join('[redacted]') : reason;
+  let out = redactText(reason, secret);
   const bytes = new TextEncoder().encode(out);
   if (bytes.length <= CLOSE_REASON_MAX_BYTES) return out;
   out = new TextDecoder().decode(bytes.slice(0, CLOSE_REASON_MAX_BYTES));

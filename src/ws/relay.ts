@@ -9,6 +9,7 @@
  * host and the HTTP core.
  */
 import { DEFAULTS } from '../config/defaults.ts';
+import { redactText } from '../http/token_redaction.ts';
 import { Connection } from './connection.ts';
 import type { ConnectionContext, RelayedConnection } from './connection_context.ts';
 import { CLOSE } from './close_codes.ts';
@@ -58,7 +59,7 @@ export function createRelay(deps: RelayDeps): Relay {
   const token = () => readToken(deps.token);
   const log = (line: string) => {
     const secret = token();
-    deps.log?.(secret ? line.split(secret).join('[redacted]') : line);
+    deps.log?.(redactText(line, secret));
   };
   const ctx: ConnectionContext = {
     deps,

@@ -8,6 +8,7 @@
  * their slot both ways. Upstream answers are re-built, rewritten (SPEC "Error envelope") and
  * re-serialised, and each next payload teaches the resource fence through `learn`.
  */
+import { redactText } from '../http/token_redaction.ts';
 import type { Counters } from './counters.ts';
 import {
   type JsonObject,
@@ -149,7 +150,7 @@ export class Subscriptions {
     switch (message.type) {
       case 'ping':
       case 'pong':
-        return this.#toBrowser(scrub(serialiseSignal(message.type, message.payload), secret));
+        return this.#toBrowser(redactText(serialiseSignal(message.type, message.payload), secret));
       case 'next': {
         if (!this.#open?.has(message.id)) return;
         const json = JSON.stringify(this.#rewrite(rebuildResult(message.payload)));
@@ -159,10 +160,12 @@ export class Subscriptions {
         if (!this.#drop(message.id)) return;
         const rewritten = this.#rewrite({ errors: message.payload.map(rebuildError) });
         const errors = Array.isArray(rewritten.errors) ? rewritten.errors : [];
-        return this.#toBrowser(scrub(serialiseError(message.id, errors), secret));
+        return this.#toBrowser(redactText(serialiseError(message.id, errors), secret));
       }
       case 'complete':
-        if (this.#drop(message.id)) this.#toBrowser(scrub(serialiseComplete(message.id), secret));
+        if (this.#drop(message.id)) {
+          this.#toBrowser(redactText(serialiseComplete(message.id), secret));
+        }
         return;
       case 'connection_ack':
         return; // handled by the upstream leg
@@ -185,7 +188,7 @@ export class Subscriptions {
   ): void {
     const sub = this.#open?.get(id);
     if (!sub) return;
-    const json = scrub(payloadJson, secret);
+    const json = redactText(payloadJson, secret);
     this.#toBrowser(json === payloadJson && frame ? frame : serialiseNext(id, json, idJson));
     this.#ctx.deps.frameRelayed?.();
     if (sub.learn) this.#learn(sub.learn, json);
@@ -235,9 +238,4 @@ export class Subscriptions {
 /** True for a promise or any thenable. */
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as { then?: unknown })?.then === 'function';
-}
-
-/** Replaces every occurrence of `secret` in `text` (SPEC: the token never reaches a response). */
-function scrub(text: string, secret: string | null): string {
-  return secret && text.includes(secret) ? text.split(secret).join('[redacted]') : text;
 }
