@@ -9,7 +9,10 @@ export interface GraphqlEntry {
   query: string;
   operationName?: unknown;
   variables?: unknown;
-  /** Whether the key `extensions` was present (any value). */
+  /**
+   * Whether `extensions` carries something: present with a value other than `null` or an empty
+   * object (docs/readings.md "Readings of the spec's rules": empty `extensions` read as absent).
+   */
   hasExtensions: boolean;
 }
 
@@ -21,6 +24,18 @@ export interface GraphqlBody {
 
 const malformed = (why: string): Refusal => refusal('ProxyMalformedQuery', why);
 
+/**
+ * Whether an entry's `extensions` value carries something. SPEC "GraphQL request entry" says
+ * extensions "must be absent; presence is refused"; `null` and `{}` carry nothing and nothing of
+ * `extensions` is ever forwarded, so they are read as absent (Apollo Client's GraphQLWsLink sends
+ * `extensions: {}` in every subscribe). Anything else, `[]` and `0` included, is present.
+ */
+export function carriesExtensions(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'object' || Array.isArray(value)) return true;
+  return Object.keys(value).length > 0;
+}
+
 function entryOf(value: unknown): GraphqlEntry | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const record = value as Record<string, unknown>;
@@ -29,7 +44,7 @@ function entryOf(value: unknown): GraphqlEntry | null {
     query: record.query,
     operationName: record.operationName,
     variables: record.variables,
-    hasExtensions: Object.hasOwn(record, 'extensions'),
+    hasExtensions: carriesExtensions(record.extensions),
   };
 }
 
@@ -65,10 +80,19 @@ export function checkBatchSize(body: GraphqlBody, max: number): Refusal | null {
   return refusal('BatchTooLarge', `A batch may carry at most ${max} operations`);
 }
 
+/**
+ * The refusal's sentence: what usually sends extensions and how to turn it off. Apollo Client 4's
+ * HttpLink and BatchHttpLink add `extensions.clientLibrary` by default ("enhanced client
+ * awareness").
+ */
+export const EXTENSIONS_SENTENCE = 'Request extensions are not forwarded; remove them. ' +
+  'Apollo Client adds extensions.clientLibrary by default: set includeExtensions: false on ' +
+  'HttpLink or BatchHttpLink, or enhancedClientAwareness: { transport: false } on the client';
+
 /** Step 9: no entry carries extensions, else 400 ProxyExtensionsUnsupported. */
 export function checkNoExtensions(body: GraphqlBody): Refusal | null {
   if (!body.entries.some((e) => e.hasExtensions)) return null;
-  return refusal('ProxyExtensionsUnsupported', 'Request extensions are not forwarded; remove them');
+  return refusal('ProxyExtensionsUnsupported', EXTENSIONS_SENTENCE);
 }
 
 /** Variables as an object (absent or null: {}), or a refusal for any other shape. */

@@ -55,12 +55,12 @@ for (const kind of HOSTS) {
         await assertRefusal(await postGraphql(u, []), 400, 'ProxyMalformedQuery');
         await assertRefusal(await postGraphql(u, [Q, Q, Q]), 413, 'BatchTooLarge');
         await assertRefusal(
-          await postGraphql(u, [Q, { ...Q, extensions: {} }]),
+          await postGraphql(u, [Q, { ...Q, extensions: { clientLibrary: { name: 'x' } } }]),
           400,
           'ProxyExtensionsUnsupported',
         );
         await assertRefusal(
-          await postGraphql(u, { ...Q, extensions: null }),
+          await postGraphql(u, { ...Q, extensions: [] }),
           400,
           'ProxyExtensionsUnsupported',
         );
@@ -100,7 +100,7 @@ for (const kind of HOSTS) {
         );
         // 413 batch (8) before extensions (9)
         await assertRefusal(
-          await postGraphql(gateway.url, [{ ...Q, extensions: {} }, Q]),
+          await postGraphql(gateway.url, [{ ...Q, extensions: { persistedQuery: 1 } }, Q]),
           413,
           'BatchTooLarge',
         );
