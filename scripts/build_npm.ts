@@ -18,6 +18,7 @@ import {
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 import denoJson from '../deno.json' with { type: 'json' };
+import { vercelConfig } from '../hosts/vercel/config.ts';
 
 const root = join(dirname(new URL(import.meta.url).pathname), '..');
 const out = join(root, 'npm');
@@ -123,6 +124,8 @@ for (const [name, source] of Object.entries(BINS)) {
   );
 }
 copyFileSync(join(root, README), join(out, 'README.md'));
+// The deployment's vercel.json, every security header on every path (hosts/vercel/config.ts).
+writeFileSync(join(out, 'vercel.json'), JSON.stringify(vercelConfig(), null, 2) + '\n');
 // The alert rules and the dashboard (docs/operations.md "Alerts and dashboard"), shipped as is.
 mkdirSync(join(out, OPS), { recursive: true });
 for (const name of readdirSync(join(root, OPS))) {
@@ -141,7 +144,7 @@ const pkg = {
       [subpath, source],
     ) => [subpath, { types: emittedTypes(source), default: emittedJs(source) }]),
   ),
-  files: ['esm', 'bin', OPS, 'README.md'],
+  files: ['esm', 'bin', OPS, 'README.md', 'vercel.json'],
   dependencies: Object.fromEntries(runtimeDeps.map((d) => [d, pinned(d)])),
   peerDependencies: PEERS,
   peerDependenciesMeta: Object.fromEntries(

@@ -17,12 +17,10 @@ import {
 } from '../helpers/assertions.ts';
 import { createPackageApp } from './package_app.ts';
 import { runRouteTable } from './route_table.ts';
+import { vercelConfig } from '../../hosts/vercel/config.ts';
 
-/** The vercel.json a user copies (kept equal to the one in hosts/README.md by a step below). */
-const VERCEL_JSON = {
-  rewrites: [{ source: '/svc/:cfpath*', destination: '/api/svc?cfpath=:cfpath*' }],
-  functions: { 'api/svc.js': { maxDuration: 300 } },
-};
+/** The vercel.json a user copies (the package's; hosts/README.md shows the same, step below). */
+const VERCEL_JSON = vercelConfig();
 
 const FILES = {
   'api/svc.js': "export { default } from 'svc-gateway/vercel';\n",
@@ -161,6 +159,8 @@ Deno.test('vercel package: api/svc.js re-exporting svc-gateway/vercel, driven th
       const block = readme.match(/```json vercel\.json\n([^]*?)```/);
       assert.ok(block, 'hosts/README.md has a ```json vercel.json block');
       assert.deepEqual(JSON.parse(block[1]), VERCEL_JSON);
+      const shipped = await Deno.readTextFile(`${app.dir}/node_modules/svc-gateway/vercel.json`);
+      assert.deepEqual(JSON.parse(shipped), VERCEL_JSON, 'the installed package ships it');
     });
   } finally {
     for (const child of running) await child.stop();
