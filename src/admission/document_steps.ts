@@ -25,7 +25,7 @@ export const registry: Step<S> = {
         query: entry.query,
         operationName: name,
         variables,
-      });
+      }, s.core.config.graphqlMaxTokens);
       if ('code' in verdict) return verdict;
       const chosen = verdict.entry;
       s.forward.push({
@@ -41,33 +41,46 @@ export const registry: Step<S> = {
 /**
  * Step 11: parse (cached) and analyse every entry, the batch whole or not at
  * all (at most 500 distinct resource ids over the request); the forwarded
- * name comes from the parsed document.
+ * name comes from the parsed document. Each parse stops at the first token
+ * past graphqlMaxTokens: that entry is left to the cost limits (TooManyTokens)
+ * and the entries after it are still analysed, so a step-11 refusal still
+ * comes first (docs/readings.md "Beyond the spec").
  */
 export const analysis: Step<S> = {
   step: 11,
   check: 'document parses and analysis completes',
   run(s) {
-    const result = doc.analyzeEntries(s.forward);
-    if (!Array.isArray(result)) return result;
-    result.forEach((a, i) => s.forward[i].operationName = a.operationName);
-    s.analyses = result;
+    const result = doc.analyzeBody(s.forward, { maxTokens: s.core.config.graphqlMaxTokens });
+    if ('code' in result) return result;
+    result.analyses.forEach((a, i) => s.forward[i].operationName = a.operationName);
+    s.analyses = result.analyses;
+    s.tokenLimitAt = result.tokenLimitAt;
     return null;
   },
 };
 
-/** The cost limits: measure, option, refusal code and sentence. */
+/**
+ * The cost limits: measure, option, refusal code and sentence. Tokens first: it is the one
+ * measured while parsing, and a document past it has no other measure.
+ */
 const COST_LIMITS = [
+  ['tokens', 'graphqlMaxTokens', 'TooManyTokens', 'more tokens than'],
   ['depth', 'graphqlMaxDepth', 'QueryTooDeep', 'selections nested deeper than'],
   ['aliases', 'graphqlMaxAliases', 'TooManyAliases', 'more aliases than'],
   ['rootFields', 'graphqlMaxRootFields', 'TooManyRootFields', 'more root fields than'],
   ['directives', 'graphqlMaxDirectives', 'TooManyDirectives', 'more directives than'],
-  ['tokens', 'graphqlMaxTokens', 'TooManyTokens', 'more tokens than'],
 ] as const;
+
+const costRefusal = ([, option, code, sentence]: (typeof COST_LIMITS)[number], max: number) =>
+  refusal(code, `The document has ${sentence} ${max} (${option}).`);
 
 /**
  * Right after step 11 (not a spec row; docs/configuration.md "Document checks and fences"): every
- * document within graphqlMaxDepth, graphqlMaxAliases, graphqlMaxRootFields, graphqlMaxDirectives
- * and graphqlMaxTokens, else 400 with the limit's own code. A limit equal to the measure passes.
+ * document within graphqlMaxTokens, graphqlMaxDepth, graphqlMaxAliases, graphqlMaxRootFields and
+ * graphqlMaxDirectives, else 400 with the limit's own code, entries in order. A limit equal to
+ * the measure passes. The entry whose parse stopped at graphqlMaxTokens (step 11) is refused
+ * TooManyTokens once the entries before it passed. A refused document is dropped from the parse
+ * cache, so its tree is not held.
  */
 export const costLimits: Step<S> = {
   step: 11.5,
@@ -75,13 +88,15 @@ export const costLimits: Step<S> = {
   run(s) {
     const config = s.core.config;
     for (const a of s.analyses) {
-      for (const [measure, option, code, sentence] of COST_LIMITS) {
-        const max = config[option];
-        if (a.cost[measure] > max) {
-          return refusal(code, `The document has ${sentence} ${max} (${option}).`);
+      for (const limit of COST_LIMITS) {
+        const max = config[limit[1]];
+        if (a.cost[limit[0]] > max) {
+          doc.sharedParseCache.forget(a.query);
+          return costRefusal(limit, max);
         }
       }
     }
+    if (s.tokenLimitAt !== null) return costRefusal(COST_LIMITS[0], config.graphqlMaxTokens);
     return null;
   },
 };

@@ -31,6 +31,11 @@ export interface GraphqlState {
   /** Entries to forward, after the registry (10) and analysis (11). */
   forward: ForwardEntry[];
   analyses: Analysis[];
+  /**
+   * The first entry whose parse stopped at graphqlMaxTokens (step 11; `analyses` holds the
+   * entries before it), refused at the cost limits; null when none did.
+   */
+  tokenLimitAt: number | null;
   /** String bot ids named anywhere in the request (after step 17). */
   bots: Set<string>;
   /** The bots the caller may reach (after step 18); 'any' when there is no fence. */
@@ -48,6 +53,7 @@ export function newState(core: Core, request: SvcRequest | null, payload?: unkno
     session: null,
     forward: [],
     analyses: [],
+    tokenLimitAt: null,
     bots: new Set(),
     releases: [],
   };

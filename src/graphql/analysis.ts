@@ -14,7 +14,7 @@ import { indexDocument, selectOperation } from './document_index.ts';
 import { textualCost } from './cost.ts';
 import { ANALYSIS_LIMITS, type AnalysisLimits, RESOURCE_ID_ARGUMENTS } from './lists.ts';
 import { type OperationFacts, operationFacts } from './operation_facts.ts';
-import { isParseFailure, type ParseCache, sharedParseCache } from './parse_cache.ts';
+import { isParseFailure, isTokenLimit, type ParseCache, sharedParseCache } from './parse_cache.ts';
 import { collectReferences, resolveScalar, type Variables } from './references.ts';
 import {
   type AccountScope,
@@ -33,6 +33,28 @@ export interface AnalyzeOptions {
   cache?: ParseCache;
   limits?: Partial<AnalysisLimits>;
 }
+
+/**
+ * Options of a body's analysis ({@link analyzeBody}): those of {@link AnalyzeOptions}, and
+ * `maxTokens`, the token limit each document's parse stops at (graphqlMaxTokens).
+ */
+export interface BodyAnalyzeOptions extends AnalyzeOptions {
+  maxTokens?: number;
+}
+
+/**
+ * A body's analyses: `analyses` of its entries in order, up to the first whose document has
+ * more than `maxTokens` tokens (`tokenLimitAt`, its index; null when none has). That entry's
+ * parse stopped at the limit, so nothing else of it is known: the cost limits refuse it
+ * (TooManyTokens) once the entries before it have passed theirs.
+ */
+export interface BodyAnalysis {
+  analyses: Analysis[];
+  tokenLimitAt: number | null;
+}
+
+/** An entry whose parse stopped at the token limit (see {@link BodyAnalysis}). */
+const STOPPED = Symbol('stopped at the token limit');
 
 const EMPTY: Variables = Object.freeze({});
 
@@ -54,6 +76,16 @@ export function analyzeEntry(
   entry: GraphQLEntry,
   options: AnalyzeOptions = {},
 ): Analysis | AnalysisFailure {
+  // no token limit here, so the parse is never stopped
+  const whole = { cache: options.cache, limits: options.limits };
+  return analyzeWithin(entry, whole) as Analysis | AnalysisFailure;
+}
+
+/** {@link analyzeEntry}, or {@link STOPPED} when `options.maxTokens` stopped the parse. */
+function analyzeWithin(
+  entry: GraphQLEntry,
+  options: BodyAnalyzeOptions,
+): Analysis | AnalysisFailure | typeof STOPPED {
   try {
     return analyze(entry, options);
   } catch {
@@ -61,7 +93,10 @@ export function analyzeEntry(
   }
 }
 
-function analyze(entry: GraphQLEntry, options: AnalyzeOptions): Analysis | AnalysisFailure {
+function analyze(
+  entry: GraphQLEntry,
+  options: BodyAnalyzeOptions,
+): Analysis | AnalysisFailure | typeof STOPPED {
   const limits = options.limits ? { ...ANALYSIS_LIMITS, ...options.limits } : ANALYSIS_LIMITS;
   const { query, operationName } = entry;
   if (typeof query !== 'string') return malformed('The query must be a string.');
@@ -72,7 +107,8 @@ function analyze(entry: GraphQLEntry, options: AnalyzeOptions): Analysis | Analy
   if (typeof variables !== 'object' || Array.isArray(variables)) {
     return malformed('The variables must be an object.');
   }
-  const parsed = (options.cache ?? sharedParseCache).get(query);
+  const parsed = (options.cache ?? sharedParseCache).get(query, options.maxTokens);
+  if (isTokenLimit(parsed)) return STOPPED;
   if (isParseFailure(parsed)) return malformed(`The document does not parse: ${parsed.parseError}`);
   const index = indexDocument(parsed);
   if (index.problem) return malformed(index.problem);
@@ -132,11 +168,31 @@ export function analyzeEntries(
   entries: readonly GraphQLEntry[],
   options: AnalyzeOptions = {},
 ): Analysis[] | AnalysisFailure {
+  const body = analyzeBody(entries, { cache: options.cache, limits: options.limits });
+  return 'code' in body ? body : body.analyses;
+}
+
+/**
+ * {@link analyzeEntries} with each document's parse stopped at `options.maxTokens` tokens (SPEC
+ * step 11, and the token limit of docs/configuration.md "Document checks and fences"). An entry
+ * past the limit is not analysed; the entries after it still are, so a step-11 refusal of any
+ * entry comes before the cost limits as it did when every document was parsed whole. A stopped
+ * entry names no resource id for the request's count (nothing past its limit was read).
+ */
+export function analyzeBody(
+  entries: readonly GraphQLEntry[],
+  options: BodyAnalyzeOptions = {},
+): BodyAnalysis | AnalysisFailure {
   const max = options.limits?.maxResourcesPerRequest ?? ANALYSIS_LIMITS.maxResourcesPerRequest;
-  const out: Analysis[] = [];
+  const analyses: Analysis[] = [];
+  let tokenLimitAt: number | null = null;
   const ids = new Set<string>();
   for (let i = 0; i < entries.length; i++) {
-    const a = analyzeEntry(entries[i], options);
+    const a = analyzeWithin(entries[i], options);
+    if (a === STOPPED) {
+      tokenLimitAt ??= i;
+      continue;
+    }
     if (isAnalysisFailure(a)) {
       return entries.length > 1 ? malformed(`Operation ${i + 1} of the batch: ${a.message}`) : a;
     }
@@ -144,7 +200,7 @@ export function analyzeEntries(
     if (ids.size > max) {
       return malformed(`The request names more than ${max} resource ids; send fewer at a time.`);
     }
-    out.push(a);
+    if (tokenLimitAt === null) analyses.push(a);
   }
-  return out;
+  return { analyses, tokenLimitAt };
 }

@@ -30,7 +30,14 @@ export type {
   ResourceReference,
 } from './types.ts';
 export { isAnalysisFailure } from './types.ts';
-export { analyzeEntries, analyzeEntry, type AnalyzeOptions } from './analysis.ts';
+export {
+  analyzeBody,
+  analyzeEntries,
+  analyzeEntry,
+  type AnalyzeOptions,
+  type BodyAnalysis,
+  type BodyAnalyzeOptions,
+} from './analysis.ts';
 export {
   ParseCache,
   type ParseCacheOptions,

@@ -6,15 +6,26 @@
  * failure, so a repeated document (the normal case: the app sends the same few texts)
  * costs one map lookup. Documents are parsed without locations (fewer allocations).
  *
+ * The token limit (graphqlMaxTokens, docs/configuration.md "Document checks and fences")
+ * bounds the parse itself: graphql-js's `maxTokens` stops the parser at the first token past
+ * the limit, before the rest of the text is read or any more of the tree is built, so refusing
+ * a long document costs the parse of its first `maxTokens` tokens. graphql-js counts what
+ * `cost.ts` counts: every lexical token but comments and the end marker.
+ *
  * @module
  */
 
-import { type DocumentNode, GraphQLError, parse } from 'graphql';
+import { type DocumentNode, GraphQLError, Lexer, parse, Source, TokenKind } from 'graphql';
 import { LRUCache } from 'lru-cache';
 
-/** A document that did not parse: the parser's sentence. */
+/**
+ * A document that did not parse: the parser's sentence. `tokenLimit` is set when the parse
+ * stopped because the text has more tokens than that limit: nothing past it was read, so
+ * whether the rest parses is not known.
+ */
 export interface ParseFailure {
   parseError: string;
+  tokenLimit?: number;
 }
 
 /** The result of parsing one text: the document, or why it did not parse. */
@@ -43,27 +54,67 @@ export const PARSE_CACHE_DEFAULTS: Readonly<Required<ParseCacheOptions>> = Objec
   maxEntryBytes: 256 * 1024,
 });
 
+/** Whether a parse result is a parse stopped at the token limit (see {@link ParseFailure}). */
+export function isTokenLimit(v: ParseResult): v is Required<ParseFailure> {
+  return (v as ParseFailure).tokenLimit !== undefined;
+}
+
 /**
- * Parses a text with graphql-js (no locations). Never throws: a syntax error, or a
- * document so deeply nested that the parser runs out of stack, becomes a
- * {@link ParseFailure}.
+ * Tokens of a parsed document: every lexical token but comments and the end marker. graphql-js
+ * 16.11 leaves the count its parser read on the document; `text` is lexed only without it.
  */
-export function parseDocument(text: string): ParseResult {
+export function tokensOf(document: DocumentNode, text: string): number {
+  const counted = (document as { tokenCount?: number }).tokenCount;
+  if (typeof counted === 'number') return counted;
+  const lexer = new Lexer(new Source(text));
+  let count = 0;
+  while (lexer.advance().kind !== TokenKind.EOF) count++;
+  return count;
+}
+
+/** The sentence graphql-js 16 throws when a text has more than `limit` tokens. */
+function tokenLimitMessage(limit: number): string {
+  return `Syntax Error: Document contains more that ${limit} tokens. Parsing aborted.`;
+}
+
+/**
+ * Parses a text with graphql-js (no locations), reading at most `maxTokens` tokens (none when
+ * omitted). Never throws: a syntax error, a document so deeply nested that the parser runs out
+ * of stack, or a text past `maxTokens` (`tokenLimit` set) becomes a {@link ParseFailure}.
+ */
+export function parseDocument(text: string, maxTokens?: number): ParseResult {
   try {
-    return parse(text, { noLocation: true });
+    return parse(text, { noLocation: true, maxTokens });
   } catch (err) {
-    if (err instanceof GraphQLError) return { parseError: err.message };
+    if (err instanceof GraphQLError) {
+      if (maxTokens !== undefined && err.message === tokenLimitMessage(maxTokens)) {
+        return { parseError: err.message, tokenLimit: maxTokens };
+      }
+      return { parseError: err.message };
+    }
     if (err instanceof RangeError) return { parseError: 'The document is nested too deeply.' };
     return { parseError: 'The document could not be parsed.' };
   }
 }
 
 /**
- * A bounded LRU of parsed documents keyed by exact text. Parse failures are cached too.
+ * One cached text: its document, or its syntax failure with the token limit it was parsed
+ * under (`Infinity`: none). A document is valid under any limit (its token count is on it); a
+ * failure under the limits at least `limit` (the parser failed before reading `limit` tokens).
+ */
+interface Held {
+  result: ParseResult;
+  limit: number;
+}
+
+/**
+ * A bounded LRU of parsed documents keyed by exact text. Syntax failures are cached too; a
+ * parse stopped at the token limit is not (the text was refused and is not held), nor a
+ * document a later check refused and {@link ParseCache.forget forgot}.
  * `get` never throws. The returned `DocumentNode` is shared: callers must not mutate it.
  */
 export class ParseCache {
-  readonly #lru: LRUCache<string, { result: ParseResult }>;
+  readonly #lru: LRUCache<string, Held>;
   readonly #maxEntryBytes: number;
 
   /** Creates a cache with the given bounds (see {@link ParseCacheOptions}). */
@@ -78,14 +129,29 @@ export class ParseCache {
     });
   }
 
-  /** The parsed document for `text`, or its parse failure; parses on a miss. */
-  get(text: string): ParseResult {
-    if (text.length > this.#maxEntryBytes) return parseDocument(text);
-    const hit = this.#lru.get(text);
-    if (hit) return hit.result;
-    const result = parseDocument(text);
-    this.#lru.set(text, { result });
+  /**
+   * The parsed document for `text`, or its parse failure; parses on a miss, reading at most
+   * `maxTokens` tokens (none when omitted). A cached document with more tokens than
+   * `maxTokens` gives the same failure the parse would (`tokenLimit` set).
+   */
+  get(text: string, maxTokens?: number): ParseResult {
+    const limit = maxTokens ?? Infinity;
+    const hit = text.length > this.#maxEntryBytes ? undefined : this.#lru.get(text);
+    if (hit && !isParseFailure(hit.result)) {
+      if (tokensOf(hit.result, text) <= limit) return hit.result;
+      return { parseError: tokenLimitMessage(limit), tokenLimit: limit };
+    }
+    if (hit && limit >= hit.limit) return hit.result;
+    const result = parseDocument(text, maxTokens);
+    if (text.length <= this.#maxEntryBytes && !isTokenLimit(result)) {
+      this.#lru.set(text, { result, limit });
+    }
     return result;
+  }
+
+  /** Drops `text` (a document a cost limit refused: nothing keeps its tree alive). */
+  forget(text: string): void {
+    this.#lru.delete(text);
   }
 
   /** Number of texts held. */

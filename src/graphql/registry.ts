@@ -22,7 +22,7 @@ import {
   TokenKind,
 } from 'graphql';
 import { type Refusal, refusal } from '../http/error_codes.ts';
-import { isParseFailure, type ParseCache, parseDocument, sharedParseCache } from './parse_cache.ts';
+import { isParseFailure, isTokenLimit, parseDocument } from './parse_cache.ts';
 import type { GraphQLEntry } from './types.ts';
 
 /** A registered document: its exact text and its operation's name (null if anonymous). */
@@ -48,9 +48,21 @@ export class RegistryError extends Error {
  * a `GraphQLError` when the text does not lex.
  */
 export function registryKey(text: string): string {
+  return boundedKey(text, Infinity) as string;
+}
+
+/**
+ * {@link registryKey}, or null as soon as the stripped text is longer than `maxLength`
+ * characters: no registry key of a longer stripped text can match, so a long document is lexed
+ * no further than the longest registered one.
+ */
+function boundedKey(text: string, maxLength: number): string | null {
   const lexer = new Lexer(new Source(text));
   const hash = createHash('sha256');
+  let length = 0;
   for (let t = lexer.advance(); t.kind !== TokenKind.EOF; t = lexer.advance()) {
+    length += t.end - t.start;
+    if (length > maxLength) return null;
     hash.update(text.slice(t.start, t.end));
   }
   return hash.digest('hex');
@@ -60,6 +72,16 @@ export function registryKey(text: string): string {
 function label(text: string): string {
   const first = text.trim().split('\n', 1)[0] ?? '';
   return first.length > 80 ? `${first.slice(0, 77)}...` : first;
+}
+
+/** The length of a text's tokens joined with nothing between them (what its key hashes). */
+function strippedLength(text: string): number {
+  const lexer = new Lexer(new Source(text));
+  let length = 0;
+  for (let t = lexer.advance(); t.kind !== TokenKind.EOF; t = lexer.advance()) {
+    length += t.end - t.start;
+  }
+  return length;
 }
 
 /** The semantic form of a text: its tokens separated by one space (no comments, commas). */
@@ -83,6 +105,7 @@ function canonical(text: string): string {
 export function buildRegistry(operations: readonly string[]): Registry {
   const byText = new Map<string, RegistryRecord>();
   const byKey = new Map<string, { record: RegistryRecord; canonical: string }>();
+  let longestKey = 0;
   for (const text of operations) {
     if (typeof text !== 'string') throw new RegistryError('A registry document is not a string.');
     if (byText.has(text)) continue;
@@ -115,6 +138,7 @@ export function buildRegistry(operations: readonly string[]): Registry {
     }
     byText.set(text, record);
     if (!other) byKey.set(key, { record, canonical: form });
+    longestKey = Math.max(longestKey, strippedLength(text));
   }
   return {
     size: byKey.size,
@@ -122,14 +146,14 @@ export function buildRegistry(operations: readonly string[]): Registry {
       const exact = byText.get(text);
       if (exact) return exact;
       if (byKey.size === 0) return null;
-      let key: string;
+      let key: string | null;
       try {
-        key = registryKey(text);
+        key = boundedKey(text, longestKey);
       } catch (err) {
         if (err instanceof GraphQLError) return null;
         throw err;
       }
-      return byKey.get(key)?.record ?? null;
+      return key === null ? null : byKey.get(key)?.record ?? null;
     },
   };
 }
@@ -139,11 +163,15 @@ export function buildRegistry(operations: readonly string[]): Registry {
  * match: the entry with the record's own `query` and `operationName` (variables kept). No
  * match: 400 ProxyMalformedQuery when the text does not parse, else 403
  * OperationNotInRegistry (an empty registry refuses every document).
+ *
+ * The parse that tells the two apart reads at most `maxTokens` tokens (graphqlMaxTokens) and is
+ * not cached (the text is refused either way). A text past the limit is not one the app ships,
+ * whether or not the rest of it would parse: 403 OperationNotInRegistry (docs/readings.md).
  */
 export function registryCheck(
   registry: Registry | null | undefined,
   entry: GraphQLEntry,
-  cache: ParseCache = sharedParseCache,
+  maxTokens?: number,
 ): { entry: GraphQLEntry } | Refusal {
   if (!registry) return { entry };
   const record = typeof entry.query === 'string' ? registry.lookup(entry.query) : null;
@@ -152,7 +180,8 @@ export function registryCheck(
     if (entry.variables !== undefined) next.variables = entry.variables;
     return { entry: next };
   }
-  if (typeof entry.query !== 'string' || isParseFailure(cache.get(entry.query))) {
+  const parsed = typeof entry.query === 'string' ? parseDocument(entry.query, maxTokens) : null;
+  if (parsed === null || (isParseFailure(parsed) && !isTokenLimit(parsed))) {
     return refusal('ProxyMalformedQuery', 'The document does not parse.');
   }
   return refusal(
