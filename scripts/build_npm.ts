@@ -18,6 +18,7 @@ import {
 import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 import denoJson from '../deno.json' with { type: 'json' };
+import { PACKAGE_VERSION } from '../hosts/node/version.ts';
 import { vercelConfig } from '../hosts/vercel/config.ts';
 
 const root = join(dirname(new URL(import.meta.url).pathname), '..');
@@ -133,7 +134,7 @@ for (const name of readdirSync(join(root, OPS))) {
 }
 const pkg = {
   name: 'svc-gateway',
-  version: '0.1.0',
+  version: PACKAGE_VERSION,
   description: 'Token-injecting gateway for browser apps on a bot platform GraphQL API',
   type: 'module',
   license: 'UNLICENSED',

@@ -45,6 +45,17 @@ function isListening(message: unknown): message is WorkerMessage {
     (message as Record<string, unknown>).svc === 'listening';
 }
 
+/**
+ * The command's own arguments (what follows the program). node:cluster starts a worker as
+ * `<execPath> <primary's argv[1]> <arguments>`; a single executable (Node's single executable
+ * applications, scripts/build_binary.ts) puts its own path before whatever it was started with,
+ * so there a worker has one word more before its arguments than the primary.
+ */
+export function commandArguments(): string[] {
+  const sea = process.getBuiltinModule?.('node:sea') as { isSea(): boolean } | undefined;
+  return process.argv.slice(cluster.isWorker && sea?.isSea() ? 3 : 2);
+}
+
 /** In a worker: this worker's index, or null outside a cluster. */
 export function workerIndex(): number | null {
   return cluster.isWorker ? Number(process.env[WORKER_INDEX] ?? 0) : null;

@@ -2,6 +2,7 @@
  * The `svc-gateway` bin: the Node server host (createSvcServer).
  *
  *   svc-gateway [--dist DIR] [--workers N|auto]
+ *   svc-gateway --version      prints the package's version (./version.ts), exit 0
  *
  * Environment: process environment over ./.env; HOST (default 127.0.0.1), PORT (default 8000),
  * BASE_PATH (mounts everything under a sub-path), WORKERS (as --workers). Static files from DIR,
@@ -12,39 +13,60 @@
  * behaviour and hosts". With more than one worker (docs/operations.md "Limits across processes"),
  * cluster.ts runs them on one port: one startup report, every worker drained on SIGTERM. Each
  * process sets the server V8 flags first (../v8_flags.ts: allocation-site pretenuring off).
+ * No top-level await: scripts/build_binary.ts bundles this file into one CommonJS script (the
+ * main of the single executable), which cannot hold one.
  */
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { loadEnv } from '../env.ts';
-import { reportListening, runPrimary, workerCount, workerIndex } from './cluster.ts';
+import {
+  commandArguments,
+  reportListening,
+  runPrimary,
+  workerCount,
+  workerIndex,
+} from './cluster.ts';
 import { createWorkerMetrics } from './cluster_metrics.ts';
 import { createSvcServer } from './svc_server.ts';
 import { applyServerV8Flags } from '../v8_flags.ts';
+import { PACKAGE_VERSION } from './version.ts';
 
-applyServerV8Flags();
+const USAGE = 'usage: svc-gateway [--dist DIR] [--workers N|auto] [--version]';
 
-const USAGE = 'usage: svc-gateway [--dist DIR] [--workers N|auto]';
-
-function readArguments(): { dist?: string; workers?: string } {
+function readArguments(): { dist?: string; workers?: string; version?: boolean } {
   try {
-    const options = { dist: { type: 'string' }, workers: { type: 'string' } } as const;
-    return parseArgs({ options, strict: true }).values;
+    const options = {
+      dist: { type: 'string' },
+      workers: { type: 'string' },
+      version: { type: 'boolean' },
+    } as const;
+    return parseArgs({ args: commandArguments(), options, strict: true }).values;
   } catch (error) {
     console.error(`svc-gateway: ${(error as Error).message}\n${USAGE}`);
     process.exit(2);
   }
 }
 
-const args = readArguments();
-const env = loadEnv(process.env);
-const workers = workerCount(args.workers ?? env.WORKERS);
-if (workers === null) {
-  console.error(`svc-gateway: --workers (or WORKERS) is a whole number or 'auto'\n${USAGE}`);
-  process.exit(2);
+/** The bin: the arguments, then the primary of a cluster or one server process. */
+function main(): void {
+  applyServerV8Flags();
+  const args = readArguments();
+  if (args.version) return console.log(PACKAGE_VERSION);
+  const env = loadEnv(process.env);
+  const workers = workerCount(args.workers ?? env.WORKERS);
+  if (workers === null) {
+    console.error(`svc-gateway: --workers (or WORKERS) is a whole number or 'auto'\n${USAGE}`);
+    process.exit(2);
+  }
+  const index = workerIndex();
+  if (workers > 1 && index === null) runPrimary(workers);
+  else {
+    serve(args.dist, index, workers).catch((error: Error) => {
+      console.error(`svc-gateway: ${error.message}`);
+      process.exit(1);
+    });
+  }
 }
-const index = workerIndex();
-if (workers > 1 && index === null) runPrimary(workers);
-else await serve(args.dist, index, workers);
 
 /** One server process (alone, or worker `index` of `workers`: only worker 0 prints). */
 async function serve(dist: string | undefined, index: number | null, workers: number) {
@@ -78,3 +100,5 @@ async function serve(dist: string | undefined, index: number | null, workers: nu
     process.once(signal, () => void svc.close().then(() => process.exit(0)));
   }
 }
+
+main();
