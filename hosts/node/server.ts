@@ -39,14 +39,27 @@ export const NODE_SERVER_TIMEOUTS: ServerOptions = Object.freeze({
 });
 
 /**
- * A node:http server for `onRequest` with the hosts' timeouts (NODE_SERVER_TIMEOUTS) and their
- * answer to a connection's own error (pipelined.ts `answerClientError`): what every Node server
- * host (createNodeServer, createSvcServer, the Deno host) listens with.
+ * Makes `server` read every header line its header-size ceiling admits (node's maxHeaderSize,
+ * 16 KiB; past it the request is 431). node:http otherwise drops, without a word, every line past
+ * its maxHeadersCount (2,000 on Node; about 1,000 lines on Deno's node:http), so an Origin, a
+ * Fetch Metadata line or a second Host written after the filler would never be read by the
+ * checks of SPEC "Checks before any route" (docs/routes.md "Header lines").
+ */
+export function readEveryHeaderLine(server: { maxHeadersCount: number | null }): void {
+  server.maxHeadersCount = 0;
+}
+
+/**
+ * A node:http server for `onRequest` with the hosts' timeouts (NODE_SERVER_TIMEOUTS), every
+ * header line read (readEveryHeaderLine) and their answer to a connection's own error
+ * (pipelined.ts `answerClientError`): what every Node server host (createNodeServer,
+ * createSvcServer, the Deno host) listens with.
  */
 export function createHostServer(
   onRequest: (req: IncomingMessage, res: ServerResponse) => void,
 ): Server {
   const server = createServer(NODE_SERVER_TIMEOUTS, onRequest);
+  readEveryHeaderLine(server);
   server.on('clientError', answerClientError);
   return server;
 }

@@ -20,6 +20,7 @@ import { plainResponse, refusalResponse } from '../../src/http/responses.ts';
 import { createSvcProxy } from '../../src/proxy.ts';
 import { sendResponse } from '../node/bridge.ts';
 import { createNodeHandler, refuseUpgrade, type SvcNodeHandler } from '../node/handler.ts';
+import { readEveryHeaderLine } from '../node/server.ts';
 import { nodeOutbound } from '../node/outbound.ts';
 import { restorePath } from './cfpath.ts';
 
@@ -67,6 +68,7 @@ export function createVercelServer(
       answer(req, res, refusalResponse(refusal('NotFound', 'No route here')));
     });
   });
+  readEveryHeaderLine(server);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const h = handler();
     const restored = restorePath(req.url ?? '/');

@@ -24,7 +24,7 @@ import { createSvcProxy } from '../../src/proxy.ts';
 import { isLoopbackBind } from '../env.ts';
 import { isGatewayPath, pathOf } from '../node/gateway_paths.ts';
 import { createNodeHandler } from '../node/handler.ts';
-import { notFound } from '../node/server.ts';
+import { notFound, readEveryHeaderLine } from '../node/server.ts';
 import { nodeOutbound } from '../node/outbound.ts';
 
 /** The part of Vite's resolved config the plugin reads. */
@@ -126,6 +126,8 @@ async function mount(
     void handler.handleRequest(req, res, () => unclaimed(req, res, next))
   );
   const http = server.httpServer as Server | null;
+  // Vite's own server drops header lines past node's maxHeadersCount; the checks read them all
+  if (http && 'maxHeadersCount' in http) readEveryHeaderLine(http);
   http?.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     handler.handleUpgrade(req, socket, head);
   });
