@@ -44,6 +44,8 @@ export interface ChildProcess {
   errors: string[];
   /** SIGTERM, then waits for the exit (idempotent). */
   stop(): Promise<void>;
+  /** Resolves with its exit status once it exited and its output was read to the end. */
+  exited: Promise<Deno.CommandStatus>;
 }
 
 /** A running host process. */
@@ -109,6 +111,7 @@ export async function startChildProcess(options: ChildProcessOptions): Promise<C
     url,
     lines,
     errors,
+    exited,
     stop() {
       stopping ??= (async () => {
         try {
