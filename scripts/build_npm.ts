@@ -11,6 +11,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -22,7 +23,13 @@ import { PACKAGE_VERSION } from '../hosts/node/version.ts';
 import { vercelConfig } from '../hosts/vercel/config.ts';
 
 const root = join(dirname(new URL(import.meta.url).pathname), '..');
-const out = join(root, 'npm');
+/** Where the package lands: npm/, swapped in whole once built (see the end of this script). */
+const final = join(root, 'npm');
+/**
+ * The build writes beside it first, so a test or another build reading npm/ meanwhile never sees
+ * a half-written package: the tests' Node children import npm/ while a build may be running.
+ */
+const out = join(root, `.npm-build-${Deno.pid}`);
 
 /**
  * The package's exports map, one row per entry: subpath to its source module. Each becomes
@@ -84,6 +91,7 @@ const host: ts.FormatDiagnosticsHost = {
 };
 if (diagnostics.length > 0) {
   console.error(ts.formatDiagnosticsWithColorAndContext(diagnostics, host));
+  rmSync(out, { recursive: true, force: true });
   Deno.exit(1);
 }
 
@@ -154,4 +162,7 @@ const pkg = {
 };
 writeFileSync(join(out, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
 const emittedCount = walkFiles(join(out, 'esm')).filter((f) => f.endsWith('.js')).length;
-console.log(`build:npm: ${emittedCount} modules emitted to ${relative(root, out)}/`);
+// the swap: npm/ is missing only between these two calls, never half-written
+rmSync(final, { recursive: true, force: true });
+renameSync(out, final);
+console.log(`build:npm: ${emittedCount} modules emitted to ${relative(root, final)}/`);
