@@ -102,6 +102,20 @@ export const DEFAULTS = {
   graphqlMaxRootFields: 32,
   graphqlMaxDirectives: 32,
   graphqlMaxTokens: 5_000,
+  /**
+   * JSON nesting (not a spec number; docs/configuration.md "Ceilings", src/http/json_depth.ts):
+   * JSON a client sends (GraphQL body, socket frame, JSON route body) nested deeper than this is
+   * refused before it is parsed. The outer object or array is level 1.
+   */
+  jsonMaxDepth: 128,
+  /**
+   * The most jsonMaxDepth may be (a larger value is read as this), and the nesting past which an
+   * upstream answer or frame is not parsed to be rebuilt (docs/readings.md "JSON nesting depth").
+   * The runtimes' JSON.stringify recurses once a level: from an empty stack Node 20 threw
+   * RangeError between 4,000 and 5,000 levels, so a quarter of that leaves the room a request's
+   * own stack takes.
+   */
+  jsonDepthHardMax: 1_000,
   wsMaxSockets: 256,
   wsPreAuthSockets: 32,
   tenantRequestsPerMinute: 600,
@@ -323,3 +337,4 @@ export const CEILING_OPTIONS = [
 
 /** A ceiling option's name. */
 export type CeilingOption = (typeof CEILING_OPTIONS)[number][0];
+  ['jsonMaxDepth', 'JSON_MAX_DEPTH'],

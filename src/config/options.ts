@@ -76,6 +76,11 @@ export interface SvcProxyOptions {
   graphqlMaxDirectives?: NumberLike;
   graphqlMaxTokens?: NumberLike;
   /**
+   * Deepest nesting of JSON a client sends, the outer object or array being level 1 (not a spec
+   * option; JSON_MAX_DEPTH, default 128, at most 1000; docs/configuration.md "Ceilings").
+   */
+  jsonMaxDepth?: NumberLike;
+  /**
    * Upstream answers over this many bytes are cut off (not a spec option; docs/configuration.md
    * "Upstream", UPSTREAM_ANSWER_MAX_BYTES).
    */

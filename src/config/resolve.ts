@@ -105,6 +105,8 @@ function ceilings(options: SvcProxyOptions, env: Env) {
   for (const [name, variable] of CEILING_OPTIONS) {
     out[name] = ceiling(options[name] ?? (variable ? env[variable] : undefined), DEFAULTS[name]);
   }
+  // JSON nesting: whole levels, at most the depth every rebuild is safe at (defaults.ts)
+  out.jsonMaxDepth = Math.min(Math.max(1, Math.floor(out.jsonMaxDepth)), DEFAULTS.jsonDepthHardMax);
   return out as Record<(typeof CEILING_OPTIONS)[number][0], number>;
 }
 

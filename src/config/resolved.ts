@@ -68,6 +68,11 @@ export interface ResolvedConfig {
   graphqlMaxDirectives: number;
   graphqlMaxTokens: number;
   /**
+   * Levels (the outer object or array is 1): JSON from a client nested deeper is refused before it
+   * is parsed (src/http/json_depth.ts); a whole number from 1 to DEFAULTS.jsonDepthHardMax.
+   */
+  jsonMaxDepth: number;
+  /**
    * Bytes; upstream answers past it are cut off (docs/configuration.md "Upstream",
    * UPSTREAM_ANSWER_MAX_BYTES).
    */

@@ -162,3 +162,18 @@ Deno.test('cost limits: option over environment over default; a bad value gives 
   assert.equal(c.graphqlMaxRootFields, DEFAULTS.graphqlMaxRootFields);
   assert.equal(c.graphqlMaxDirectives, DEFAULTS.graphqlMaxDirectives);
 });
+
+Deno.test('JSON_MAX_DEPTH: option over environment over 128; whole levels, at most 1000', () => {
+  assert.equal(resolveConfig({}, {}).jsonMaxDepth, 128);
+  assert.equal(DEFAULTS.jsonMaxDepth, 128);
+  assert.equal(resolveConfig({}, { JSON_MAX_DEPTH: '64' }).jsonMaxDepth, 64);
+  assert.equal(resolveConfig({ jsonMaxDepth: 32 }, { JSON_MAX_DEPTH: '64' }).jsonMaxDepth, 32);
+  for (const bad of ['0', '-3', 'deep', ' ']) {
+    assert.equal(resolveConfig({}, { JSON_MAX_DEPTH: bad }).jsonMaxDepth, 128, bad);
+  }
+  assert.equal(resolveConfig({}, { JSON_MAX_DEPTH: '12.7' }).jsonMaxDepth, 12);
+  assert.equal(resolveConfig({}, { JSON_MAX_DEPTH: '0.5' }).jsonMaxDepth, 1);
+  assert.equal(resolveConfig({}, { JSON_MAX_DEPTH: '1000' }).jsonMaxDepth, 1000);
+  assert.equal(resolveConfig({}, { JSON_MAX_DEPTH: '1001' }).jsonMaxDepth, 1000);
+  assert.equal(DEFAULTS.jsonDepthHardMax, 1000);
+});
