@@ -16,8 +16,15 @@ import { startupLines } from './config/startup.ts';
 import type { Core } from './core.ts';
 import { buildRegistry, resolveAllowlist } from './graphql/mod.ts';
 import { refusal } from './http/error_codes.ts';
-import { checkHost, checkOrigin, corsHeaders, PREFLIGHT_HEADERS } from './http/host_origin.ts';
-import { healthResponse, plainResponse, refusalAnswer } from './http/responses.ts';
+import {
+  checkHost,
+  checkOrigin,
+  corsHeaders,
+  PREFLIGHT_HEADERS,
+  withCors,
+} from './http/host_origin.ts';
+import { negotiatedRefusal } from './http/media_type.ts';
+import { healthResponse, isRefusalAnswer, plainResponse, refusalAnswer } from './http/responses.ts';
 import { withSecurityRecord } from './http/security_headers.ts';
 import { isPlainAnswer, type PlainAnswer, toResponse } from './http/answer.ts';
 import type { SvcRequest } from './http/request.ts';
@@ -249,16 +256,29 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
     return handleRest(core, request, path.slice(config.apiPath.length), cors);
   };
 
-  /** Host and origin checks, preflight, then `routed(cors)`; a handler that throws answers 500. */
+  /**
+   * A refusal on the GraphQL route in the media type its Accept asks for (src/http/media_type.ts,
+   * docs/routes.md "Refusals and their media type"); any other answer as it is.
+   */
+  const negotiated = <T extends Routed>(request: SvcRequest, path: string, answer: T): T =>
+    path === config.httpPath && isPlainAnswer(answer) && isRefusalAnswer(answer)
+      ? negotiatedRefusal(answer, request.headers.get('accept')) as T
+      : answer;
+
+  /**
+   * Host and origin checks, preflight, then `routed(cors)`; a handler that throws answers 500.
+   * Every answer past the origin check carries the CORS headers of a listed caller (SPEC "Checks
+   * before any route" 3), the route's own 405 and that 500 included.
+   */
   const checked = async <T extends Routed>(
     request: SvcRequest,
     path: string,
     routed: (cors: Record<string, string>) => T | Promise<T>,
   ): Promise<T | PlainAnswer> => {
     const hostRefused = checkHost(config, request);
-    if (hostRefused) return refusalAnswer(hostRefused);
+    if (hostRefused) return negotiated(request, path, refusalAnswer(hostRefused));
     const originRefused = checkOrigin(config, request, under(path, config.adminPath));
-    if (originRefused) return refusalAnswer(originRefused);
+    if (originRefused) return negotiated(request, path, refusalAnswer(originRefused));
     const cors = corsHeaders(config, request);
     if (request.method === 'OPTIONS') {
       return {
@@ -267,14 +287,16 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
         body: null,
       };
     }
+    let answer: T | PlainAnswer;
     try {
-      return await routed(cors);
+      answer = await routed(cors);
     } catch (error) {
       core.log(`svc-gateway: handler failed: ${(error as Error)?.name ?? 'error'}`);
-      return refusalAnswer(
+      answer = refusalAnswer(
         refusal('ProxyHandlerFailed', 'The proxy failed to handle this request'),
       );
     }
+    return withCors(negotiated(request, path, answer), cors);
   };
 
   /** A claimed path's answer with its metrics and access line. */

@@ -19,6 +19,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { DEFAULTS } from '../../src/config/defaults.ts';
 import { parseHost } from '../../src/http/host_header.ts';
+import { corsHeaders } from '../../src/http/host_origin.ts';
 import { plainResponse } from '../../src/http/responses.ts';
 import type { SvcProxy } from '../../src/proxy.ts';
 import { adaptWsSocket } from '../../src/ws/mod.ts';
@@ -116,7 +117,10 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
       if (response === null) return next();
       await sendResponse(req, res, response);
     } catch {
-      if (!res.headersSent) res.writeHead(500).end();
+      // a listed cross-origin caller gets its CORS headers here too (SPEC "Checks before any
+      // route" 3), so the browser shows it a 500 rather than a network failure
+      const cors = () => corsHeaders(proxy.config, upgradeRequest(req, new URL(originOf(req))));
+      if (!res.headersSent) res.writeHead(500, cors()).end();
       else res.destroy();
     }
   }

@@ -5,6 +5,7 @@
 import type { ResolvedConfig } from '../config/resolved.ts';
 import { type Refusal, refusal } from './error_codes.ts';
 import type { SvcRequest } from './request.ts';
+import type { PlainAnswer } from './answer.ts';
 import { type HostValue, isLoopbackHostName, parseHost } from './host_header.ts';
 
 /** true for localhost, *.localhost, 127.0.0.0/8 and [::1] (`host` a `host[:port]` value). */
@@ -101,6 +102,33 @@ export function corsHeaders(config: ResolvedConfig, request: SvcRequest): Record
     'access-control-allow-credentials': 'true',
     vary: 'origin',
   };
+}
+
+/**
+ * `answer` carrying `cors` (from {@link corsHeaders}) when it lacks them: SPEC "Checks before any
+ * route" 3, a listed cross-origin caller receives the CORS headers on every answer, a 405 (empty
+ * body) and a 500 `ProxyHandlerFailed` included, so a browser shows the caller the answer rather
+ * than a bare network failure. An answer that already has them, and every answer when `cors` is
+ * empty, is returned as it is. A `vary` the answer has keeps its value, `origin` added.
+ */
+export function withCors<A extends Response | PlainAnswer>(
+  answer: A,
+  cors: Record<string, string>,
+): A {
+  if (!('access-control-allow-origin' in cors)) return answer;
+  if (!(answer instanceof Response)) {
+    if ('access-control-allow-origin' in answer.headers) return answer;
+    const vary = answer.headers.vary ? `${answer.headers.vary}, ${cors.vary}` : cors.vary;
+    return { ...answer, headers: { ...answer.headers, ...cors, vary } } as A;
+  }
+  if (answer.headers.has('access-control-allow-origin')) return answer;
+  const headers = new Headers(answer.headers);
+  for (const [name, value] of Object.entries(cors)) {
+    if (name === 'vary') headers.append(name, value);
+    else headers.set(name, value);
+  }
+  const init = { status: answer.status, statusText: answer.statusText, headers };
+  return new Response(answer.body, init) as A;
 }
 
 /** Step 4: the preflight headers (204 on a claimed path). */

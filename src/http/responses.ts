@@ -29,16 +29,29 @@ export function jsonResponse(
   return toResponse(jsonAnswer(status, body, extra));
 }
 
+/** The answers {@link refusalAnswer} built: the ones whose media type is negotiated. */
+const REFUSALS = new WeakSet<PlainAnswer>();
+
 /**
  * A refusal in the error envelope: `{errors:[{message, extensions:{code}}]}`
  * with the code's status and cache-control: no-store.
  */
 export function refusalAnswer(refused: Refusal): PlainAnswer {
   const body = { errors: [{ message: refused.message, extensions: { code: refused.code } }] };
-  return jsonAnswer(statusOf(refused.code), body, {
+  const answer = jsonAnswer(statusOf(refused.code), body, {
     ...refused.headers,
     'cache-control': 'no-store',
   });
+  REFUSALS.add(answer);
+  return answer;
+}
+
+/**
+ * Whether `answer` is a refusal {@link refusalAnswer} built (not an upstream answer passed on):
+ * the GraphQL route negotiates the media type of these (src/http/media_type.ts).
+ */
+export function isRefusalAnswer(answer: PlainAnswer): boolean {
+  return REFUSALS.has(answer);
 }
 
 /** {@link refusalAnswer} as a Web Response. */

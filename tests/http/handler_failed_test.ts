@@ -3,7 +3,8 @@
  * The GraphQL route's forward is made to reject (the `postText` host hook, whose error message
  * carries the master token), on both hosts: the caller gets the 500 envelope with
  * cache-control: no-store, one `handler failed` line is logged, the token is in neither, nothing
- * reached the upstream, and the process keeps answering.
+ * reached the upstream, and the process keeps answering. A listed cross-origin caller gets its CORS
+ * headers on that 500 (SPEC "Checks before any route" 3), in the media type its Accept prefers.
  */
 import assert from 'node:assert/strict';
 import { createSvcProxy } from '../../mod.ts';
@@ -14,6 +15,7 @@ import { SANDBOX_TOKEN, startSandbox } from '../../scripts/sandbox/mod.ts';
 import { assertRefusal, postGraphql } from '../helpers/assertions.ts';
 import { type HostKind, HOSTS } from '../helpers/gateway.ts';
 import { sandboxEnv } from '../helpers/setup.ts';
+import { GRAPHQL_RESPONSE_TYPE } from '../../src/http/media_type.ts';
 
 const CHILD = new URL('../node/handler_failed_child.mjs', import.meta.url).pathname;
 
@@ -63,6 +65,30 @@ for (const kind of HOSTS) {
         'one handler failed line per failure',
       );
       assert.deepEqual(gateway.lines.filter((l) => l.includes(SANDBOX_TOKEN)), []);
+      assert.equal(sandbox.received.length, 0, 'nothing reached the upstream');
+    } finally {
+      await gateway.stop();
+      await sandbox.close();
+    }
+  });
+}
+
+for (const kind of HOSTS) {
+  Deno.test(`[${kind}] the 500 ProxyHandlerFailed carries a listed origin's CORS headers`, async () => {
+    const sandbox = await startSandbox();
+    const origin = 'https://app.example';
+    const env = { ...sandboxEnv(sandbox), ALLOWED_ORIGINS: origin } as Record<string, string>;
+    const gateway = await startFailing(kind, env);
+    try {
+      const res = await postGraphql(gateway.url, { query: '{ currentUser { id } }' }, {
+        origin,
+        accept: 'application/graphql-response+json,application/json;q=0.9',
+      });
+      assert.equal(res.headers.get('access-control-allow-origin'), origin);
+      assert.equal(res.headers.get('access-control-allow-credentials'), 'true');
+      assert.equal(res.headers.get('vary'), 'origin');
+      assert.equal(res.headers.get('content-type'), GRAPHQL_RESPONSE_TYPE);
+      await assertRefusal(res, 500, 'ProxyHandlerFailed');
       assert.equal(sandbox.received.length, 0, 'nothing reached the upstream');
     } finally {
       await gateway.stop();
