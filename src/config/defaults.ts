@@ -316,6 +316,7 @@ export const CEILING_OPTIONS = [
   ['graphqlMaxRootFields', 'GRAPHQL_MAX_ROOT_FIELDS'],
   ['graphqlMaxDirectives', 'GRAPHQL_MAX_DIRECTIVES'],
   ['graphqlMaxTokens', 'GRAPHQL_MAX_TOKENS'],
+  ['jsonMaxDepth', 'JSON_MAX_DEPTH'],
   ['wsMaxSockets', 'WS_MAX_SOCKETS'],
   ['wsPreAuthSockets', 'WS_PRE_AUTH_SOCKETS'],
   ['socketPingIntervalMs', 'WS_PING_INTERVAL_MS'],
@@ -337,4 +338,3 @@ export const CEILING_OPTIONS = [
 
 /** A ceiling option's name. */
 export type CeilingOption = (typeof CEILING_OPTIONS)[number][0];
-  ['jsonMaxDepth', 'JSON_MAX_DEPTH'],
