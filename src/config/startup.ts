@@ -3,6 +3,7 @@
  * resolved-configuration line, and the REFUSING TO SERVE / WARNING lines.
  * SPEC "Startup behaviour and hosts". No secret value is ever printed.
  */
+import { DEFAULTS } from './defaults.ts';
 import type { ConfigProblem, ResolvedConfig } from './resolved.ts';
 
 /** Which variable each problem is about (the only thing printed of it). */
@@ -32,6 +33,11 @@ export interface StartupFacts {
   registrySize: number | null;
 }
 
+/** `n` and the noun, plural unless n is 1: "1 bot", "2 bots". */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** The one resolved-configuration line. */
 export function configurationLine(c: ResolvedConfig, facts: StartupFacts): string {
   const parts = [
@@ -42,12 +48,14 @@ export function configurationLine(c: ResolvedConfig, facts: StartupFacts): strin
       c.allowedBotIds === 'any'
         ? 'off (any)'
         : c.allowedBotIds
-        ? `frozen (${c.allowedBotIds.length} bots)`
+        ? `frozen (${count(c.allowedBotIds.length, 'bot')})`
         : 'request-time'
     }`,
+    `allowed origins ${c.anyOrigin ? "'*'" : c.allowedOrigins.length}`,
     facts.allowlistSize === null ? 'allowlist OFF' : `allowlist ${facts.allowlistSize} fields`,
     facts.registrySize === null ? 'NO REGISTRY' : `registry ${facts.registrySize} documents`,
     `admin panel ${c.admin.state}`,
+    `metrics ${c.metrics.enabled ? (c.metrics.token ? 'on (token)' : 'on') : 'off'}`,
     `upstream ${c.upstream}`,
     `outbound proxy ${c.outboundProxy ?? 'none'}`,
     c.memoryBudget.bytes === null
@@ -59,14 +67,21 @@ export function configurationLine(c: ResolvedConfig, facts: StartupFacts): strin
 }
 
 /**
- * Every line a host prints at startup, in order: one line per problem, the
- * configuration line, then a REFUSING TO SERVE line or an open-mode WARNING.
+ * Every line a host prints at startup, in order: one line per problem, the configuration line, a
+ * WARNING when the upstream is the built-in placeholder (SVC_API_BASE unset), then a REFUSING TO
+ * SERVE line or an open-mode WARNING.
  */
 export function startupLines(c: ResolvedConfig, facts: StartupFacts): string[] {
   const lines = c.problems.map((p) =>
     `svc-gateway: configuration problem ${p}: ${PROBLEM_VARIABLES[p](c)}`
   );
   lines.push(configurationLine(c, facts));
+  if (c.upstream === DEFAULTS.upstream) {
+    // the built-in upstream answers nothing: every forwarded request would wait out its deadline
+    lines.push(
+      `WARNING: SVC_API_BASE (option upstream) is unset: requests go to ${DEFAULTS.upstream}, which answers nothing; set it to the platform's API base URL`,
+    );
+  }
   if (c.refusal) lines.push(`REFUSING TO SERVE: ${c.refusal}`);
   else if (c.auth.state === 'off' && !c.loopbackOnly) {
     lines.push(
