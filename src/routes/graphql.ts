@@ -15,6 +15,7 @@ import { forwardGraphql, upstreamAnswer } from '../upstream/forward_graphql.ts';
 import type { Span } from '@opentelemetry/api';
 import { endRefused } from '../observability/tracing.ts';
 import { chargeRequest } from '../memory/requests.ts';
+import { DEFAULTS } from '../config/defaults.ts';
 
 /** Handles the GraphQL POST route; `cors` headers are added to every answer. */
 export async function handleGraphql(
@@ -80,9 +81,9 @@ async function forward(
   span?.setAttribute('svc.upstream.status', outcome.answer.status);
   span?.end();
   // the answer is held, and rewritten, until it is sent (src/memory/requests.ts)
-  chargeRequest(state.request, outcome.answer.text.length * 2);
+  chargeRequest(state.request, outcome.answer.text.length * DEFAULTS.memoryAnswerPerChar);
   if (outcome.answer.status === 200) learnFromAnswer(state, outcome.answer.text);
-  return upstreamAnswer(outcome.answer, cors);
+  return upstreamAnswer(outcome.answer, cors, core.config.token);
 }
 
 /**

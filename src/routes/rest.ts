@@ -3,7 +3,9 @@
  * SPEC "Route table" and "Forwarding rules" (authorization plus the request's
  * content-type, nothing else; the query string rebuilt from the parameters the
  * path takes; the body streamed under the 25 MiB ceiling; the upstream's answer
- * piped back with its status).
+ * piped back with its status). The master token is replaced wherever the upstream's answer
+ * echoes it, in the content-type and the body (SPEC "What the service does" 1; docs/operations.md
+ * "The master token in answers").
  */
 import { runSteps } from '../admission/chain.ts';
 import { newState } from '../admission/graphql_state.ts';
@@ -16,6 +18,7 @@ import { requestBodyOf } from '../http/preread.ts';
 import { type Refusal, refusal } from '../http/error_codes.ts';
 import { methodNotAllowed, refusalResponse } from '../http/responses.ts';
 import { applySecurityHeaders } from '../http/security_headers.ts';
+import { redactText } from '../http/token_redaction.ts';
 import { answerTooLarge, fetchWithDeadline } from '../upstream/outbound.ts';
 import { pipedAnswer } from '../upstream/piped_answer.ts';
 import { UPLOAD_PATHS, type UploadRoute, uploadSearch } from './rest_uploads.ts';
@@ -91,8 +94,10 @@ async function forwardUpload(
   }
   const out = applySecurityHeaders(new Headers(cors));
   const answerType = answer.headers.get('content-type');
-  if (answerType) out.set('content-type', answerType);
+  if (answerType) out.set('content-type', redactText(answerType, core.config.token));
   if (!answer.body) outcome.done();
-  const body = answer.body ? pipedAnswer(answer.body, maxBytes, outcome.done) : null;
+  const body = answer.body
+    ? pipedAnswer(answer.body, maxBytes, outcome.done, core.config.token)
+    : null;
   return new Response(body, { status: answer.status, headers: out });
 }

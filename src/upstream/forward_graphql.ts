@@ -3,10 +3,13 @@
  * exactly content-type and authorization, a body serialised by the proxy from
  * query, operationName and variables, `?op=<name>` and nothing else of the
  * caller's query string; the upstream status passes through; the body is
- * passed back except for the error-sentence rewriting ("Error envelope").
+ * passed back except for the error-sentence rewriting ("Error envelope") and the master token,
+ * replaced wherever the upstream echoed it (SPEC "What the service does" 1; docs/operations.md
+ * "The master token in answers").
  */
 import type { ForwardEntry } from '../admission/graphql_state.ts';
 import { scrubAnswerText } from '../graphql/mod.ts';
+import { redactText } from '../http/token_redaction.ts';
 import type { PlainAnswer } from '../http/answer.ts';
 import { withSecurityRecord } from '../http/security_headers.ts';
 import type { Refusal } from '../http/error_codes.ts';
@@ -74,9 +77,17 @@ export function forwardGraphql(
 /** What a Web Response gives a text body that names no type (kept when the upstream named none). */
 const DEFAULT_TEXT_TYPE = 'text/plain;charset=UTF-8';
 
-/** The answer to the caller: upstream status and content-type, rewritten body. */
-export function upstreamAnswer(answer: GraphqlAnswer, extra: Record<string, string>): PlainAnswer {
+/**
+ * The answer to the caller: upstream status and content-type, rewritten body; every form of
+ * `token` the upstream echoed in the content-type or the body is replaced (src/http/
+ * token_redaction.ts).
+ */
+export function upstreamAnswer(
+  answer: GraphqlAnswer,
+  extra: Record<string, string>,
+  token: string | null,
+): PlainAnswer {
   const headers = withSecurityRecord(extra);
-  headers['content-type'] = answer.contentType || DEFAULT_TEXT_TYPE;
-  return { status: answer.status, headers, body: scrubAnswerText(answer.text) };
+  headers['content-type'] = redactText(answer.contentType || DEFAULT_TEXT_TYPE, token);
+  return { status: answer.status, headers, body: scrubAnswerText(redactText(answer.text, token)) };
 }

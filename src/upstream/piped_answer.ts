@@ -4,20 +4,27 @@
  * UPSTREAM_ANSWER_MAX_BYTES): at most `upstreamAnswerMaxBytes` bytes pass, then the stream errors
  * (the caller sees the answer cut short, the upstream body is cancelled); the call's deadline is
  * cleared however the pipe ends: the answer read whole, the upstream failing, or the caller going
- * away (the caller's cancel reaches the upstream body).
+ * away (the caller's cancel reaches the upstream body). The master token is replaced wherever the
+ * upstream echoed it, whatever chunks it arrives in (SPEC "What the service does" 1;
+ * docs/operations.md "The master token in answers").
  */
+import { TokenRedactor } from '../http/token_redaction.ts';
 
 /**
- * A stream over `body` that passes at most `limit` bytes; `done` is called exactly once when it
+ * A stream over `body` that passes at most `limit` bytes (counted as the upstream sent them), with
+ * every form of `token` replaced (none when `token` is null); `done` is called exactly once when it
  * ends, fails, is cut, or is cancelled by its reader. Pull-driven: nothing is read from the
- * upstream ahead of what the caller takes.
+ * upstream ahead of what the caller takes, but the token's length - 1 bytes held back to find a
+ * token cut across two chunks (src/http/token_redaction.ts TokenRedactor).
  */
 export function pipedAnswer(
   body: ReadableStream<Uint8Array>,
   limit: number,
   done: () => void,
+  token: string | null,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
+  const redactor = token ? new TokenRedactor(token) : null;
   let total = 0;
   let ended = false;
   const end = () => {
@@ -28,14 +35,21 @@ export function pipedAnswer(
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const { done: finished, value } = await reader.read();
-        if (finished) {
-          end();
-          return controller.close();
+        // a chunk wholly held back gives nothing to enqueue: read on (a pull that enqueues nothing
+        // is not called again)
+        for (;;) {
+          const { done: finished, value } = await reader.read();
+          if (finished) {
+            end();
+            const rest = redactor?.end();
+            if (rest && rest.byteLength > 0) controller.enqueue(rest);
+            return controller.close();
+          }
+          total += value.byteLength;
+          if (total > limit) throw new Error(`the upstream's answer is over ${limit} bytes`);
+          const out = redactor ? redactor.push(value) : value;
+          if (out.byteLength > 0 || value.byteLength === 0) return controller.enqueue(out);
         }
-        total += value.byteLength;
-        if (total > limit) throw new Error(`the upstream's answer is over ${limit} bytes`);
-        controller.enqueue(value);
       } catch (error) {
         end();
         await reader.cancel().catch(() => {});
