@@ -5,7 +5,8 @@
  * budget, then the payload) with the registry first among the document checks.
  * 11.5 is not a spec row: the cost limits
  * (docs/configuration.md "Document checks and fences"), right after the document
- * parses, on both chains.
+ * parses, on both chains. 9.5 is not a spec row either: the parsed documents' share of the
+ * memory budget (docs/operations.md "Memory"), before any document is parsed, on the HTTP route.
  */
 import assert from 'node:assert/strict';
 import { HTTP_STEPS, SOCKET_STEPS } from '../src/admission/steps.ts';
@@ -21,6 +22,7 @@ Deno.test('the HTTP chain is the spec table in order', () => {
     7,
     8,
     9,
+    9.5,
     10,
     11,
     11.5,

@@ -10,6 +10,7 @@
 import type { Step } from './chain.ts';
 import * as d from './document_steps.ts';
 import * as f from './fence_steps.ts';
+import * as m from './memory_steps.ts';
 import type { GraphqlState } from './graphql_state.ts';
 import * as r from './request_steps.ts';
 import * as u from './upload_steps.ts';
@@ -38,6 +39,7 @@ export const HTTP_STEPS: readonly Step<GraphqlState>[] = [
   r.bodyShape, // 7
   r.batchSize, // 8
   r.extensions, // 9
+  m.documentMemory, // 9.5: the memory budget, not a spec row
   d.registry, // 10
   d.analysis, // 11
   d.costLimits, // 11.5: cost limits, not a spec row

@@ -226,6 +226,37 @@ export const DEFAULTS = {
   memoryCollectEveryMs: 500,
   /** A socket whose upstream leg has been paused this long (ms) has a browser that is not reading. */
   memoryStalledMs: 1_000,
+  /*
+   * What an HTTP request holds, in bytes per byte of its body, counted from the body's first byte
+   * until the request is answered (docs/operations.md "Memory"). Measured by
+   * scripts/bench/representation_cost.mjs (V8 heap in use after two forced collections, before
+   * and after building each form of ~2 MB bodies; Deno 2.9 and Node 20 gave the same figures
+   * within 4%): the worst shape of each form, rounded up.
+   */
+  /**
+   * The body's bytes as read: the chunks and their joined copy (2 bytes a byte; the upload and
+   * media routes stream or copy on their own, see below).
+   */
+  memoryBodyBytesPerByte: 2,
+  /**
+   * A JSON body's forms beside its bytes: the decoded text (2: a two-byte string where any
+   * character is past U+00FF; 1.0 measured for ASCII), the parsed value (22: a wide array of
+   * empty objects 21.3, of nested empty arrays 21.7, of objects with distinct keys 17.9, of
+   * small objects 3.0, of digits 4.0) and the forwarded form rebuilt from it (2, the text again).
+   */
+  memoryJsonPerByte: 26,
+  /**
+   * A GraphQL document's parsed tree, per character of the query text (fragment spreads 26.4,
+   * plain fields 19.9, aliased fields 14.9), counted before it is parsed, on top of the body.
+   */
+  memoryDocumentPerChar: 27,
+  /** A GraphQL upstream answer: the text and its rewritten copy, per character. */
+  memoryAnswerPerChar: 2,
+  /**
+   * A media upload (multipart) per byte beside its bytes: the parsed form's file and the file's
+   * own copy of its bytes.
+   */
+  memoryMediaPerByte: 2,
 
   // Resource fence
   resourceBindings: 50_000,
@@ -300,6 +331,13 @@ export const DEFAULTS = {
   sharedSpentTracked: 10_000,
   /** A backend that keeps flapping: at most one fallback log line this often. */
   sharedLogEveryMs: 60_000,
+  /**
+   * Refused Host and Origin values in the log (docs/operations.md "Logs"): each value at most once
+   * a window (ms), at most this many lines a window, a value cut at this many characters.
+   */
+  refusedValueLogWindowMs: 60_000,
+  refusedValueLogLines: 20,
+  refusedValueLogChars: 200,
   /** `svc-gateway --workers` / WORKERS: at most this many worker processes. */
   workersMax: 64,
   /** Worker processes replaced in one minute before the deployment stops (exit 1). */

@@ -1,9 +1,12 @@
 /**
- * Capped body reading. SPEC "Size and capacity" (the oversize rule).
+ * Capped body reading. SPEC "Size and capacity" (the oversize rule); what a body holds is
+ * reserved in the memory budget from its first byte (docs/operations.md "Memory").
  */
 import { type Refusal, refusal } from './error_codes.ts';
 import { prereadBody } from './preread.ts';
-import { chargeRequest } from '../memory/requests.ts';
+import { DEFAULTS } from '../config/defaults.ts';
+import { chargeRequest, reserveRequest } from '../memory/requests.ts';
+import { memoryBusy } from '../admission/in_flight.ts';
 import type { SvcRequest } from './request.ts';
 
 /** Headers every oversize refusal carries: the caller is told the connection ends. */
@@ -25,32 +28,50 @@ export function declaredLength(request: SvcRequest): number | null {
   return Number(raw);
 }
 
+/** Why a body was not read whole: past its ceiling, or past the memory budget. */
+export type BodyNotRead = 'over' | 'busy';
+
 /**
- * Reads the whole body, at most `limit` bytes: the bytes (empty when there is no body), or
- * null when it is over `limit` (a declared content-length over it refuses before reading; past
- * it while reading, the rest is dropped and the stream cancelled). Sees a body a host read
- * ahead (src/http/preread.ts). The bytes are charged to the request's memory account
- * (src/memory/requests.ts) until it is answered.
+ * Reads the whole body, at most `limit` bytes: the bytes (empty when there is no body), 'over'
+ * when it is over `limit` (a declared content-length over it refuses before reading; past it
+ * while reading, the rest is dropped and the stream cancelled), or 'busy' when what it will hold
+ * does not fit the memory budget. Sees a body a host read ahead (src/http/preread.ts).
+ *
+ * Memory (docs/operations.md "Memory"): from the body's first byte the request reserves
+ * `perByte` bytes a byte of it (the defaults table's measured figures for what the caller builds
+ * from it), its declared content-length at once, or chunk by chunk as a body without one
+ * arrives; a reservation that does not fit stops the read ('busy', the stream cancelled, the
+ * caller answers 503 ProxyBusy). What is reserved stays charged until the request is answered
+ * (src/memory/requests.ts). `always`: charged, never refused (the admin panel always answers).
  */
 export async function readCappedBytes(
   request: SvcRequest,
   limit: number,
-): Promise<Uint8Array<ArrayBuffer> | null> {
+  perByte: number = DEFAULTS.memoryBodyBytesPerByte,
+  always = false,
+): Promise<Uint8Array<ArrayBuffer> | BodyNotRead> {
+  const reserve = (bytes: number) => {
+    if (always) chargeRequest(request, bytes * perByte);
+    else return reserveRequest(request, bytes * perByte);
+    return true;
+  };
   const declared = declaredLength(request);
   if (declared !== null && declared > limit) {
     await request.body?.cancel().catch(() => {});
-    return null;
+    return 'over';
   }
   const preread = prereadBody(request);
   if (preread !== undefined) {
-    if (preread.byteLength > limit) return null;
-    chargeRequest(request, preread.byteLength);
-    return preread as Uint8Array<ArrayBuffer>;
+    if (preread.byteLength > limit) return 'over';
+    return reserve(preread.byteLength) ? preread as Uint8Array<ArrayBuffer> : 'busy';
   }
   if (!request.body) return new Uint8Array(0);
-  const bytes = await readStreamCapped(request.body, limit);
-  if (bytes) chargeRequest(request, bytes.byteLength);
-  return bytes;
+  if (declared !== null && !reserve(declared)) {
+    await request.body.cancel().catch(() => {});
+    return 'busy';
+  }
+  const grow = declared === null ? reserve : undefined;
+  return await readStream(request.body, limit, grow);
 }
 
 /**
@@ -62,6 +83,19 @@ export async function readStreamCapped(
   stream: ReadableStream<Uint8Array>,
   limit: number,
 ): Promise<Uint8Array<ArrayBuffer> | null> {
+  const read = await readStream(stream, limit);
+  return typeof read === 'string' ? null : read;
+}
+
+/**
+ * {@link readStreamCapped} telling `grow` the size of each chunk as it arrives: 'busy' (the reader
+ * cancelled) when it answers false.
+ */
+async function readStream(
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+  grow?: (bytes: number) => boolean,
+): Promise<Uint8Array<ArrayBuffer> | BodyNotRead> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -71,7 +105,11 @@ export async function readStreamCapped(
     total += value.byteLength;
     if (total > limit) {
       await reader.cancel().catch(() => {});
-      return null;
+      return 'over';
+    }
+    if (grow && !grow(value.byteLength)) {
+      await reader.cancel().catch(() => {});
+      return 'busy';
     }
     chunks.push(value);
   }
@@ -88,15 +126,21 @@ export async function readStreamCapped(
 const UTF8 = new TextDecoder();
 
 /**
- * Reads the whole body as UTF-8 text, at most `limit` bytes ({@link readCappedBytes}); past the
- * limit, the 413 RequestTooLarge refusal.
+ * Reads the whole body as UTF-8 text, at most `limit` bytes ({@link readCappedBytes}), reserving
+ * from its first byte what a JSON body holds (its bytes, text, parsed and forwarded forms:
+ * `memoryBodyBytesPerByte` + `memoryJsonPerByte` a byte); past the limit, the 413
+ * RequestTooLarge refusal; past the memory budget, 503 ProxyBusy with retry-after.
+ * `always`: counted, never refused for memory (the admin panel).
  */
 export async function readCappedText(
   request: SvcRequest,
   limit: number,
+  always = false,
 ): Promise<{ text: string } | { refused: Refusal }> {
-  const bytes = await readCappedBytes(request, limit);
-  if (bytes === null) return { refused: tooLarge(limit) };
+  const perByte = DEFAULTS.memoryBodyBytesPerByte + DEFAULTS.memoryJsonPerByte;
+  const bytes = await readCappedBytes(request, limit, perByte, always);
+  if (bytes === 'over') return { refused: tooLarge(limit) };
+  if (bytes === 'busy') return { refused: memoryBusy() };
   return { text: UTF8.decode(bytes) };
 }
 

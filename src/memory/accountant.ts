@@ -4,8 +4,10 @@
  *
  * Counted (`held`): each relayed socket's unsent bytes on both legs, its held browser frames and
  * the frame it is parsing and re-serialising (one {@link SocketAccount} per socket, set by the
- * relay), and each HTTP request's body and upstream answer while it is in flight
- * ({@link MemoryAccountant.charge} / {@link MemoryAccountant.release}). The second signal is the
+ * relay), and what each HTTP request holds while it is in flight: its body's forms and its
+ * documents, reserved before they exist and admitted only while they fit
+ * ({@link MemoryAccountant.reserve}), and its upstream answer ({@link MemoryAccountant.charge});
+ * all given back once it is answered ({@link MemoryAccountant.release}). The second signal is the
  * process's resident memory above its first reading (what the count cannot see: the runtime's
  * own buffers, and the garbage parsing and re-serialising leaves until the collector runs), read
  * every `memoryRssSampleMs` while sockets are open (every `memoryRssPressedSampleMs` past the
@@ -111,6 +113,7 @@ export class MemoryAccountant {
   #over = false;
   #accounts = new Set<Account>();
   #shedding = false;
+  #settling = false;
   #readResident: ReadResident | null;
   #residentStart = -1;
   #sampledAt = -Infinity;
@@ -180,6 +183,26 @@ export class MemoryAccountant {
   /** A request gave back `bytes` it was charged. */
   release(bytes: number): void {
     if (bytes > 0) this.add(-bytes);
+    // the last request is gone with resident memory past the pressure threshold: as when the last
+    // socket ends, a collection and a fresh reading, so an idle process is not left under pressure
+    if (this.held === 0 && this.#accounts.size === 0 && this.residentGrowth > this.pressureBytes) {
+      this.#settleSoon();
+    }
+  }
+
+  /**
+   * Admits `bytes` more for a request, synchronously (no reading is awaited): counted and true
+   * while the count with them stays within the budget, else false and counted as a refused
+   * request (503 ProxyBusy). Zero or less: true.
+   */
+  reserve(bytes: number): boolean {
+    if (bytes <= 0) return true;
+    if (this.held + bytes > this.budget) {
+      this.#act('refused_request');
+      return false;
+    }
+    this.add(bytes);
+    return true;
   }
 
   /**
@@ -219,6 +242,7 @@ export class MemoryAccountant {
     if (this.#residentStart < 0) this.#residentStart = rss;
     this.residentGrowth = Math.max(0, rss - this.#residentStart);
     this.#level();
+    if (this.pressed && this.held === 0 && this.#accounts.size === 0) this.#settleSoon();
     if (this.residentGrowth > this.budget) this.#shedStalled(this.residentGrowth - this.budget);
   }
 
@@ -240,7 +264,7 @@ export class MemoryAccountant {
       this.#timer = null;
       // the last socket is gone: a collection (where offered) and a fresh reading, so what the
       // sockets left behind is given back while the process is quiet
-      queueMicrotask(() => this.#settle());
+      this.#settleSoon();
     }
     const bytes = account.bytes;
     account.bytes = 0;
@@ -254,6 +278,18 @@ export class MemoryAccountant {
    * holds: that reading becomes the new start, so an idle process is never left under pressure
    * refusing sockets for memory it cannot give back (docs/operations.md "Memory").
    */
+  #settleSoon(): void {
+    if (this.#settling) return;
+    this.#settling = true;
+    queueMicrotask(() => {
+      try {
+        this.#settle();
+      } finally {
+        this.#settling = false;
+      }
+    });
+  }
+
   #settle(): void {
     if (this.#accounts.size > 0 || this.residentGrowth === 0) return;
     this.#collectedAt = -Infinity;

@@ -1,7 +1,10 @@
 /**
  * What HTTP requests hold, for the memory accountant (docs/operations.md "Memory"): a request
- * the proxy tracks is charged the bodies it reads (src/http/body.ts) and the upstream answers it
- * holds while they are rewritten; everything it was charged is released once it is answered.
+ * the proxy tracks reserves what its body will hold from the body's first byte (src/http/body.ts:
+ * the bytes, their text, the parsed and forwarded forms, at the defaults table's measured bytes
+ * per byte), its GraphQL documents before they are parsed (src/admission/memory_steps.ts), and is
+ * charged the upstream answer it holds while it is rewritten; everything it was charged is
+ * released once it is answered, whichever way it ends (the proxy's `finally`).
  */
 import type { MemoryAccountant } from './accountant.ts';
 
@@ -26,6 +29,20 @@ export function chargeRequest(request: object | null | undefined, bytes: number)
   charged.bytes += delta;
   if (delta > 0) charged.memory.charge(delta);
   else charged.memory.release(-delta);
+}
+
+/**
+ * `request` is to hold `bytes` more, admitted only while the count with them fits the budget
+ * ({@link MemoryAccountant.reserve}): true (and charged until the request is answered), or false
+ * (nothing charged: the caller answers 503 ProxyBusy). Untracked: true.
+ */
+export function reserveRequest(request: object | null | undefined, bytes: number): boolean {
+  if (!request || bytes <= 0) return true;
+  const charged = tracked.get(request);
+  if (!charged) return true;
+  if (!charged.memory.reserve(bytes)) return false;
+  charged.bytes += bytes;
+  return true;
 }
 
 /** `request` was answered: everything it was charged is released. Idempotent. */

@@ -8,7 +8,12 @@
 import assert from 'node:assert/strict';
 import { MemoryAccountant } from '../../src/memory/accountant.ts';
 import { readCgroupLimit, resolveMemoryBudget } from '../../src/memory/budget.ts';
-import { chargeRequest, releaseRequest, trackRequest } from '../../src/memory/requests.ts';
+import {
+  chargeRequest,
+  releaseRequest,
+  reserveRequest,
+  trackRequest,
+} from '../../src/memory/requests.ts';
 import { DEFAULTS } from '../../src/config/defaults.ts';
 import { resolveConfig } from '../../src/config/resolve.ts';
 import { configurationLine } from '../../src/config/startup.ts';
@@ -254,4 +259,45 @@ Deno.test('shedding collects at once, however soon after the last collection', (
   assert.equal(held.s.shed, 1);
   assert.equal(collections, 2, 'what the shed socket held is collected at once');
   memory.stop();
+});
+
+Deno.test('a request reserves only what fits the budget, synchronously, and gives it back', () => {
+  const memory = new MemoryAccountant(100 * MIB, null);
+  const [first, second] = [{}, {}];
+  trackRequest(first, memory);
+  trackRequest(second, memory);
+  assert.equal(reserveRequest(first, 60 * MIB), true);
+  assert.equal(reserveRequest(second, 40 * MIB), true, 'at the budget: admitted');
+  assert.equal(memory.held, 100 * MIB);
+  assert.equal(reserveRequest(second, 1), false, 'one byte past it: refused');
+  assert.equal(memory.held, 100 * MIB, 'a refused reservation counts nothing');
+  assert.equal(memory.actions.refused_request, 1);
+  releaseRequest(first);
+  releaseRequest(second);
+  releaseRequest(second);
+  assert.equal(memory.held, 0);
+  assert.equal(reserveRequest({}, 500 * MIB), true, 'an untracked request is not counted');
+});
+
+Deno.test('an idle process is not left under pressure by what requests left resident', async () => {
+  let rss = 100 * MIB;
+  let now = 0;
+  let collections = 0;
+  const memory = new MemoryAccountant(100 * MIB, () => rss, {
+    now: () => now,
+    collect: () => collections++,
+  });
+  const request = {};
+  trackRequest(request, memory);
+  assert.equal(reserveRequest(request, 10 * MIB), true);
+  rss += 90 * MIB; // a burst's garbage and the allocator's slack, past the pressure threshold
+  now += LATER;
+  memory.sample();
+  assert.equal(memory.level, 'pressure');
+  releaseRequest(request); // the last request: a collection and a fresh start
+  await Promise.resolve();
+  assert.ok(collections >= 2);
+  assert.equal(memory.residentGrowth, 0);
+  assert.equal(memory.level, 'normal');
+  assert.equal(memory.refuseSocket(), false);
 });

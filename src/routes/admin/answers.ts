@@ -35,7 +35,8 @@ export type JsonBody = { value: unknown } | { refused: Response };
  * (nothing else looked at); an empty body is `undefined`; not JSON is 400 InvalidRequest.
  */
 export async function readJsonBody(request: Request, limit: number): Promise<JsonBody> {
-  const read = await readCappedText(request, limit);
+  // counted in the memory budget, never refused for it: the panel always answers
+  const read = await readCappedText(request, limit, true);
   if ('refused' in read) return { refused: bodyTooLarge(limit) };
   if (read.text.trim() === '') return { value: undefined };
   try {

@@ -53,7 +53,15 @@ export async function readJson(
   cors: Record<string, string>,
 ): Promise<JsonBody> {
   const read = await readCappedText(request, limit);
-  if ('refused' in read) return { refused: refusalResponse(tooLarge(limit)) };
+  // past the ceiling 413 RequestTooLarge; past the memory budget 503 ProxyBusy
+  if ('refused' in read) {
+    const { code, message, headers } = read.refused;
+    return {
+      refused: code === 'ProxyBusy'
+        ? refuse(code, message, cors, headers)
+        : refusalResponse(tooLarge(limit)),
+    };
+  }
   if (read.text.trim() === '') return { value: undefined };
   try {
     return { value: JSON.parse(read.text) };

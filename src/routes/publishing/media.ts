@@ -16,6 +16,7 @@
  */
 import { DEFAULTS } from '../../config/defaults.ts';
 import { readCappedBytes } from '../../http/body.ts';
+import { memoryBusy } from '../../admission/in_flight.ts';
 import { ok, refuse, refuseDatabase } from './answers.ts';
 import { admitBotCaller } from './caller.ts';
 import type { PublishingRequest } from './context.ts';
@@ -48,8 +49,17 @@ async function filePart(req: PublishingRequest): Promise<File | Response> {
     await req.request.body?.cancel().catch(() => {});
     return refuse('InvalidRequest', 'Send multipart/form-data with a file part', req.cors);
   }
-  const read = await readCappedBytes(req.request, DEFAULTS.mediaFileBytes + MULTIPART_SLACK_BYTES);
-  if (read === null) return tooLarge(req);
+  // what it holds: the bytes, the parsed form's file and the file's own copy (the memory budget)
+  const read = await readCappedBytes(
+    req.request,
+    DEFAULTS.mediaFileBytes + MULTIPART_SLACK_BYTES,
+    DEFAULTS.memoryBodyBytesPerByte + DEFAULTS.memoryMediaPerByte,
+  );
+  if (read === 'over') return tooLarge(req);
+  if (read === 'busy') {
+    const busy = memoryBusy();
+    return refuse(busy.code, busy.message, req.cors, busy.headers);
+  }
   let form: FormData;
   try {
     form = await new Response(read, { headers: { 'content-type': contentType } }).formData();

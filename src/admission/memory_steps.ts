@@ -1,0 +1,27 @@
+/**
+ * The memory budget's step in the GraphQL chain (docs/operations.md "Memory"; not a spec row):
+ * after steps 8 and 9 (the batch is within graphqlMaxBatch, no entry carries extensions) and
+ * before any document is parsed (steps 10-11), the request reserves what its documents' parsed
+ * trees will hold, `memoryDocumentPerChar` bytes a character of query text (the defaults
+ * table's measured worst shape). Past the budget: 503 ProxyBusy with retry-after, as at step 5.
+ * The body itself was reserved from its first byte (src/http/body.ts).
+ */
+import { DEFAULTS } from '../config/defaults.ts';
+import { reserveRequest } from '../memory/requests.ts';
+import type { Step } from './chain.ts';
+import type { GraphqlState as S } from './graphql_state.ts';
+import { memoryBusy } from './in_flight.ts';
+
+/** Bytes the documents of `s` will hold once parsed. */
+export function documentsCost(s: S): number {
+  let chars = 0;
+  for (const entry of s.body?.entries ?? []) chars += entry.query.length;
+  return chars * DEFAULTS.memoryDocumentPerChar;
+}
+
+/** Step 9.5: the documents' trees fit the memory budget, else 503 ProxyBusy. */
+export const documentMemory: Step<S> = {
+  step: 9.5,
+  check: 'the parsed documents fit the memory budget (not a spec row)',
+  run: (s) => reserveRequest(s.request, documentsCost(s)) ? null : memoryBusy(),
+};
