@@ -12,24 +12,34 @@ export const ROOT = new URL('../', import.meta.url).pathname;
 /** The two host entry points a process can run. */
 export type HostKind = 'deno' | 'node';
 
-/** `deno run` of a script under the root, with the project's config and net/env/read access. */
-export function denoRun(script: string): string[] {
+/**
+ * `deno run` of a script under `root` (default: this checkout's root; another checkout's, ending
+ * in '/', runs that tree's code), with that root's config and net/env/read access.
+ */
+export function denoRun(script: string, root = ROOT): string[] {
   return [
     Deno.execPath(),
     'run',
     '--quiet',
-    `--config=${ROOT}deno.json`,
+    `--config=${root}deno.json`,
     '--allow-net',
     '--allow-env',
     '--allow-read',
-    `${ROOT}${script}`,
+    `${root}${script}`,
   ];
 }
 
-/** The command line of each host entry (the Deno one may name another script). */
-export function hostCommand(kind: HostKind, denoScript = 'hosts/deno/serve.ts'): string[] {
-  if (kind === 'node') return ['node', `${ROOT}npm/bin/svc-gateway.js`];
-  return denoRun(denoScript);
+/**
+ * The command line of each host entry (the Deno one may name another script) in the checkout at
+ * `root` (default this one; the Node host runs that checkout's built npm/).
+ */
+export function hostCommand(
+  kind: HostKind,
+  denoScript = 'hosts/deno/serve.ts',
+  root = ROOT,
+): string[] {
+  if (kind === 'node') return ['node', `${root}npm/bin/svc-gateway.js`];
+  return denoRun(denoScript, root);
 }
 
 /** A running child process that printed its address. */
@@ -132,6 +142,8 @@ export interface HostProcessOptions {
   cwd?: string;
   /** For kind 'deno': the script to run, relative to the root (default hosts/deno/serve.ts). */
   denoScript?: string;
+  /** Another checkout's root (ending in '/') whose host runs instead of this one's. */
+  root?: string;
 }
 
 /** What serveTaskEnv read, once per process. */
@@ -166,7 +178,7 @@ export async function startHostProcess(
   options: HostProcessOptions,
 ): Promise<HostProcess> {
   const child = await startChildProcess({
-    command: hostCommand(kind, options.denoScript),
+    command: hostCommand(kind, options.denoScript, options.root),
     env: kind === 'deno' ? { ...serveTaskEnv(), ...options.env } : options.env,
     cwd: options.cwd,
     ready: /listening on (http:\/\/\S+)/,

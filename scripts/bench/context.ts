@@ -101,6 +101,7 @@ export function createContext(
           ...spec.env,
         },
         denoScript: spec.denoScript,
+        root: spec.root,
       });
       gateways.push(gateway);
       await placeServer(gateway.pid);

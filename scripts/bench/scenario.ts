@@ -95,6 +95,8 @@ export interface GatewaySpec {
   env?: Record<string, string>;
   /** Deno only: a script instead of hosts/deno/serve.ts (e.g. scripts/bench/gateway_runner.ts). */
   denoScript?: string;
+  /** Another checkout's root (ending in '/'): its host runs (scenario targets, SVC_BENCH_BASELINE). */
+  root?: string;
 }
 
 /** What a scenario runs with. Gateways it starts are stopped when it returns. */

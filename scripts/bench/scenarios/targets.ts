@@ -15,6 +15,11 @@
  * against that round's direct figure; the summary gives min..max over rounds of: c=32 req/s x
  * direct, c=1 added p50 and p99 (ms), c=1 p99 x direct, CPU s per 10k requests (c=32) of the
  * measured process.
+ *
+ * SVC_BENCH_BASELINE=<dir>: another checkout (its npm/ built; e.g. a worktree of the commit before a
+ * change) whose Deno and Node hosts join the rounds as `deno baseline` and `node baseline`; then
+ * each host is loaded together with its baseline in paired slices (../paired.ts): what a change
+ * costs, measured in the same run.
  */
 import { WORLD_IDS } from '../../sandbox/mod.ts';
 import { type ChildProcess, denoRun, startChildProcess } from '../../host_process.ts';
@@ -29,6 +34,7 @@ import {
   type Target,
 } from '../scenario.ts';
 import { measureRounds, range, ratioRanges, ROUNDS } from '../rounds.ts';
+import { measurePaired, PAIRED_NOTE } from '../paired.ts';
 import { DENO_SERVE } from './relay.ts';
 
 /** The bench document and variables (docs/benchmarks.md "The gateway's own cost"). */
@@ -37,6 +43,13 @@ export const TARGETS_DOCUMENT = 'query BotName($botID: BotID!) { bot(id: $botID)
 /** The POST body every target gets. */
 export function targetsBody(): string {
   return JSON.stringify({ query: TARGETS_DOCUMENT, variables: { botID: WORLD_IDS.bot1 } });
+}
+
+/** SVC_BENCH_BASELINE as a root ending in '/', or null when unset. */
+function baselineRoot(): string | null {
+  const dir = Deno.env.get('SVC_BENCH_BASELINE')?.trim();
+  if (!dir) return null;
+  return dir.endsWith('/') ? dir : `${dir}/`;
 }
 
 /** The fixed-answer upstream in its own process. */
@@ -114,7 +127,24 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
       { label: 'node', url: `${node.url}/svc/graphql`, pid: node.pid },
       { label: DENO_SERVE.label, url: `${denoServe.url}/svc/graphql`, pid: denoServe.pid },
     );
+    const root = baselineRoot();
+    const baselines: Target[] = [];
+    for (const kind of root ? ['deno', 'node'] as const : []) {
+      const gateway = await context.startGateway({ kind, env, root: root! });
+      baselines.push({
+        label: `${kind} baseline`,
+        url: `${gateway.url}/svc/graphql`,
+        pid: gateway.pid,
+      });
+    }
+    targets.push(...baselines);
     const { rounds, measurements, comparisons } = await measureRounds(context, targets, body);
+    const paired = [];
+    for (const base of baselines) {
+      const subject = targets.find((t) => `${t.label} baseline` === base.label)!;
+      paired.push(await measurePaired(context, base, subject, body));
+    }
+    if (root) notes.push(`baseline: ${root} (SVC_BENCH_BASELINE); ${PAIRED_NOTE}`);
     notes.push('cpu: the measured process (fixed upstream for direct, nginx worker, gateway)');
     notes.push(
       'null proxy deno / node: the floors, do-nothing proxies (bench/floors/: Deno.serve + ' +
@@ -129,9 +159,12 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
       name: 'targets',
       title: 'Targets: fixed-answer upstream, direct vs nginx vs both hosts',
       notes,
-      measurements,
+      measurements: [...measurements, ...paired.flatMap((p) => p.measurements)],
       comparisons,
-      ranges: summarise(rounds, targets.slice(1).map((t) => t.label)),
+      ranges: [
+        ...summarise(rounds, targets.slice(1).map((t) => t.label)),
+        ...paired.flatMap((p) => p.ranges),
+      ],
     };
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
