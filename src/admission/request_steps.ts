@@ -5,6 +5,7 @@
 import { DEFAULTS } from '../config/defaults.ts';
 import { refusal } from '../http/error_codes.ts';
 import { readCappedText } from '../http/body.ts';
+import { nestsDeeperThan, tooDeepSentence } from '../http/json_depth.ts';
 import type { Step } from './chain.ts';
 import { checkBatchSize, checkNoExtensions, parseBody, parsePayload } from './entries.ts';
 import type { GraphqlState as S } from './graphql_state.ts';
@@ -90,11 +91,20 @@ export const bodySize: Step<S> = {
   },
 };
 
-/** Step 7: 400 ProxyMalformedQuery (a socket payload is one entry). */
+/**
+ * Step 7: 400 ProxyMalformedQuery (a socket payload is one entry). A body nested deeper than
+ * jsonMaxDepth is not JSON the gateway reads: refused before it is parsed (src/http/json_depth.ts;
+ * the socket measures the whole frame before this step, src/ws/frames.ts).
+ */
 export const bodyShape: Step<S> = {
   step: 7,
   check: 'JSON with a string query in every entry',
   run(s) {
+    const max = s.core.config.jsonMaxDepth;
+    if (s.request && nestsDeeperThan(s.text ?? '', max)) {
+      s.text = undefined;
+      return refusal('ProxyMalformedQuery', tooDeepSentence('The body', max));
+    }
     const parsed = s.request ? parseBody(s.text ?? '') : parsePayload(s.payload);
     s.text = undefined;
     if ('code' in parsed) return parsed;

@@ -11,6 +11,8 @@
  * @module
  */
 
+import { DEFAULTS } from '../config/defaults.ts';
+import { nestsDeeperThan } from '../http/json_depth.ts';
 import { UPSTREAM_MESSAGE_SCRUB } from './lists.ts';
 
 const { trigger, replacementMessage, replacementCode } = UPSTREAM_MESSAGE_SCRUB;
@@ -116,12 +118,26 @@ export function scrubErrors(body: unknown): unknown {
 }
 
 /**
+ * The whole answer that stands for one naming an internal service but nested too deep to be
+ * rewritten entry by entry (docs/readings.md "JSON nesting depth").
+ */
+const REPLACED_ANSWER = JSON.stringify({
+  errors: [{ message: replacementMessage, extensions: { code: replacementCode } }],
+});
+
+/**
  * Rewrites an answer's JSON text: returned as is (no parse) unless it contains `ubgraph`;
  * then parsed, rewritten and re-serialised only if something changed. Text that is not
- * JSON is returned as is.
+ * JSON is returned as is. Text containing `ubgraph` and nested deeper than `maxDepth` levels is
+ * not parsed (re-serialising it could exhaust the call stack): it is replaced whole by one entry
+ * carrying the replacement sentence and code.
  */
-export function scrubAnswerText(text: string): string {
+export function scrubAnswerText(
+  text: string,
+  maxDepth: number = DEFAULTS.jsonDepthHardMax,
+): string {
   if (!text.includes(trigger)) return text;
+  if (nestsDeeperThan(text, maxDepth)) return REPLACED_ANSWER;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
