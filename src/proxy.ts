@@ -42,6 +42,8 @@ import { knownText } from './http/preread.ts';
 import { metricsResponse } from './observability/metrics_route.ts';
 import { eventLoopLagMs, processLines } from './observability/process_metrics.ts';
 import { routeOf } from './observability/route_names.ts';
+import { noteRefusedCaller, RefusedValueLog } from './observability/refused_values.ts';
+import { DEFAULTS } from './config/defaults.ts';
 import { openWsUpstream, type RelaySocket, type RelayStats } from './ws/mod.ts';
 import { MemoryAccountant } from './memory/accountant.ts';
 import { garbageCollector, residentReader } from './memory/resident.ts';
@@ -190,6 +192,11 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
   const admin = config.admin.state === 'off' ? null : createAdminRoutes(core);
   const auth = createAuthRoutes(core);
   const publishing = createPublishingRoutes(core);
+  const refusedValues = new RefusedValueLog(core.log, {
+    windowMs: DEFAULTS.refusedValueLogWindowMs,
+    linesPerWindow: DEFAULTS.refusedValueLogLines,
+    valueChars: DEFAULTS.refusedValueLogChars,
+  });
   const claims = (path: string) =>
     path === config.httpPath || under(path, config.apiPath) ||
     (admin !== null && under(path, config.adminPath)) ||
@@ -275,10 +282,12 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
     path: string,
     routed: (cors: Record<string, string>) => T | Promise<T>,
   ): Promise<T | PlainAnswer> => {
-    const hostRefused = checkHost(config, request);
-    if (hostRefused) return negotiated(request, path, refusalAnswer(hostRefused));
-    const originRefused = checkOrigin(config, request, under(path, config.adminPath));
-    if (originRefused) return negotiated(request, path, refusalAnswer(originRefused));
+    const adminOnly = under(path, config.adminPath);
+    const callerRefused = checkHost(config, request) ?? checkOrigin(config, request, adminOnly);
+    if (callerRefused) {
+      noteRefusedCaller(refusedValues, callerRefused.code, request, adminOnly);
+      return negotiated(request, path, refusalAnswer(callerRefused));
+    }
     const cors = corsHeaders(config, request);
     if (request.method === 'OPTIONS') {
       return {
@@ -349,7 +358,9 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
     upgrade(request) {
       const path = new URL(request.url).pathname;
       if (path !== config.wsPath) return { kind: 'unclaimed' };
-      if (checkHost(config, request) || checkOrigin(config, request)) {
+      const callerRefused = checkHost(config, request) ?? checkOrigin(config, request);
+      if (callerRefused) {
+        noteRefusedCaller(refusedValues, callerRefused.code, request, false);
         return { kind: 'refuse', response: plainResponse(403, 'Forbidden') };
       }
       const offered = (request.headers.get('sec-websocket-protocol') ?? '').split(',').map((p) =>

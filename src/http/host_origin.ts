@@ -45,7 +45,10 @@ export function checkHost(config: ResolvedConfig, request: SvcRequest): Refusal 
     if (isLoopbackHostName(host.name)) return null;
     if (entriesOf(config.allowedHosts).some((entry) => hostMatches(host, entry))) return null;
   }
-  return refusal('ProxyHostForbidden', 'This deployment does not answer to that host');
+  return refusal(
+    'ProxyHostForbidden',
+    'This deployment does not answer to that host; list it in ALLOWED_HOSTS',
+  );
 }
 
 /** The request's own `host[:port]` (lowercased). */
@@ -90,8 +93,14 @@ export function checkOrigin(
   const origin = request.headers.get('origin');
   if (origin === null && site === null) return null;
   if (origin !== null && isSameOrigin(request)) return null;
-  if (!sameOriginOnly && isListedOrigin(config, request)) return null;
-  return refusal('ProxyOriginForbidden', 'This origin may not call this deployment');
+  if (sameOriginOnly) {
+    return refusal('ProxyOriginForbidden', 'The admin panel answers its own origin only');
+  }
+  if (isListedOrigin(config, request)) return null;
+  return refusal(
+    'ProxyOriginForbidden',
+    'This origin may not call this deployment; list it in ALLOWED_ORIGINS',
+  );
 }
 
 /** Step 3: CORS headers for a listed cross-origin caller, else none. */
