@@ -95,6 +95,18 @@ if (diagnostics.length > 0) {
   Deno.exit(1);
 }
 
+/**
+ * Runtime dependencies an app often has itself (the client library's): declared as a caret range
+ * from the version deno.json pins, which CI tests, so an app's bundler keeps one copy of each
+ * (docs/development.md "Dependencies"). Every other dependency is pinned exactly.
+ */
+const SHARED_WITH_APPS: ReadonlySet<string> = new Set(['graphql', 'graphql-ws']);
+
+/** The version range the package declares for `name`. */
+function declared(name: string): string {
+  return SHARED_WITH_APPS.has(name) ? `^${pinned(name)}` : pinned(name);
+}
+
 /** Pinned versions of the runtime dependencies, read from deno.json's import map. */
 function pinned(name: string): string {
   const spec = (denoJson.imports as Record<string, string>)[name];
@@ -154,7 +166,7 @@ const pkg = {
     ) => [subpath, { types: emittedTypes(source), default: emittedJs(source) }]),
   ),
   files: ['esm', 'bin', OPS, 'README.md', 'vercel.json'],
-  dependencies: Object.fromEntries(runtimeDeps.map((d) => [d, pinned(d)])),
+  dependencies: Object.fromEntries(runtimeDeps.map((d) => [d, declared(d)])),
   peerDependencies: PEERS,
   peerDependenciesMeta: Object.fromEntries(
     Object.keys(PEERS).map((name) => [name, { optional: true }]),

@@ -5,6 +5,17 @@
  * temp directory. npm's own cache is shared across runs (`--prefer-offline`).
  */
 import { ROOT } from '../../scripts/host_process.ts';
+import denoJson from '../../deno.json' with { type: 'json' };
+
+/**
+ * The packages the package declares as ranges (graphql, graphql-ws: docs/development.md
+ * "Dependencies"), installed beside it at the versions deno.json pins, as an app that brings its
+ * own would: so no test installs a version that floats with the registry.
+ */
+export const APP_OWN_PACKAGES: readonly string[] = ['graphql', 'graphql-ws'].map((name) => {
+  const spec = (denoJson.imports as Record<string, string>)[name];
+  return `${name}@${spec.slice(spec.lastIndexOf('@') + 1)}`;
+});
 
 /** A throwaway app directory with svc-gateway installed from its tarball. */
 export interface PackageApp {
@@ -57,6 +68,7 @@ export async function createPackageApp(
     '--no-fund',
     '--loglevel=error',
     tarball,
+    ...APP_OWN_PACKAGES,
     ...extra,
   ], dir);
   return { dir, remove: () => Deno.remove(dir, { recursive: true }) };
