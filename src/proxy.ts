@@ -23,7 +23,7 @@ import {
   PREFLIGHT_HEADERS,
   withCors,
 } from './http/host_origin.ts';
-import { negotiatedRefusal } from './http/media_type.ts';
+import { negotiatedRefusal, negotiatedResult } from './http/media_type.ts';
 import { healthResponse, isRefusalAnswer, plainResponse, refusalAnswer } from './http/responses.ts';
 import { withSecurityRecord } from './http/security_headers.ts';
 import { isPlainAnswer, type PlainAnswer, toResponse } from './http/answer.ts';
@@ -264,13 +264,15 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
   };
 
   /**
-   * A refusal on the GraphQL route in the media type its Accept asks for (src/http/media_type.ts,
+   * An answer of the GraphQL route in the media type its Accept asks for (src/http/media_type.ts,
    * docs/routes.md "Refusals and their media type"); any other answer as it is.
    */
-  const negotiated = <T extends Routed>(request: SvcRequest, path: string, answer: T): T =>
-    path === config.httpPath && isPlainAnswer(answer) && isRefusalAnswer(answer)
-      ? negotiatedRefusal(answer, request.headers.get('accept')) as T
-      : answer;
+  const negotiated = <T extends Routed>(request: SvcRequest, path: string, answer: T): T => {
+    if (path !== config.httpPath || !isPlainAnswer(answer)) return answer;
+    const accept = request.headers.get('accept');
+    if (isRefusalAnswer(answer)) return negotiatedRefusal(answer, accept) as T;
+    return negotiatedResult(answer, accept) as T;
+  };
 
   /**
    * Host and origin checks, preflight, then `routed(cors)`; a handler that throws answers 500.

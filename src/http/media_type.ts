@@ -1,12 +1,15 @@
 /**
- * The media type of a refusal on the GraphQL route, negotiated as the GraphQL over HTTP
- * specification defines it (its "Accept" and "Status Codes" sections): a request whose Accept prefers
- * `application/graphql-response+json` gets its refusals in it; every other request gets
- * `application/json`, as before. The body (the error envelope, SPEC "Error envelope") and the
- * status are the same either way: a refusal carries no `data`, and that specification's rule for
- * such an answer in `application/graphql-response+json` is a 4xx or 5xx status, which every
- * refusal has. Clients that read a non-2xx body only in that media type (Apollo Client 4) then
- * see the code. docs/routes.md "Refusals and their media type".
+ * The media type of the GraphQL route's answers, negotiated as the GraphQL over HTTP
+ * specification defines it (its "Accept" and "Status Codes" sections): a request whose Accept
+ * prefers `application/graphql-response+json` gets its refusals in it, and an upstream answer
+ * that may be labelled so; every other request gets `application/json`, as before. Bodies and
+ * statuses are the same either way. A refusal (the error envelope, SPEC "Error envelope") carries
+ * no `data`, and that specification's rule for such an answer in
+ * `application/graphql-response+json` is a 4xx or 5xx status, which every refusal has; an
+ * upstream answer is relabelled only when its status fits those rules (2xx with a top-level
+ * `data`, 4xx or 5xx with `errors` and no `data`), so no answer is given a type it breaks.
+ * Clients that read a non-2xx body only in that media type (Apollo Client 4) then see the code.
+ * docs/routes.md "Refusals and their media type".
  */
 import type { PlainAnswer } from './answer.ts';
 
@@ -71,5 +74,76 @@ export function prefersGraphqlResponse(accept: string | null): boolean {
  */
 export function negotiatedRefusal(answer: PlainAnswer, accept: string | null): PlainAnswer {
   if (!prefersGraphqlResponse(accept)) return answer;
+  return { ...answer, headers: { ...answer.headers, 'content-type': GRAPHQL_RESPONSE_TYPE } };
+}
+
+/** Whether `type` (a content-type value) is `application/json`, parameters aside. */
+function isJsonType(type: string | undefined): boolean {
+  if (type === undefined) return false;
+  const semi = type.indexOf(';');
+  return (semi === -1 ? type : type.slice(0, semi)).trim().toLowerCase() === 'application/json';
+}
+
+/** The index past the string starting at `text[start]` (a `"`), or -1 when it never ends. */
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c) i++; // backslash: the next character is escaped
+    else if (c === 0x22) return i + 1;
+  }
+  return -1;
+}
+
+/** The index of the first character of `text` at or past `i` that is not JSON whitespace. */
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
+  return i;
+}
+
+/**
+ * Whether a JSON text is an object with a member named `name` (written plainly, no escapes) at
+ * its top level. One pass, no parse, no allocation; it stops at that member. Text that is no
+ * object (a batch's array, not JSON) answers false.
+ */
+export function hasTopLevelMember(text: string, name: string): boolean {
+  let i = skipSpace(text, 0);
+  if (text[i] !== '{') return false;
+  let depth = 0;
+  for (; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const end = stringEnd(text, i);
+      if (end === -1) return false;
+      const key = depth === 1 && text[skipSpace(text, end)] === ':';
+      if (key && end - i === name.length + 2 && text.startsWith(name, i + 1)) return true;
+      i = end - 1;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+  }
+  return false;
+}
+
+/**
+ * Whether an upstream answer may be labelled `application/graphql-response+json` under that
+ * type's status rules: a 2xx answer carrying a top-level `data`, or a 4xx/5xx one carrying
+ * `errors` and no `data`.
+ */
+function fitsGraphqlResponse(status: number, text: string): boolean {
+  if (status >= 200 && status <= 299) return hasTopLevelMember(text, 'data');
+  if (status < 400 || status > 599) return false;
+  return hasTopLevelMember(text, 'errors') && !hasTopLevelMember(text, 'data');
+}
+
+/**
+ * An upstream answer on the GraphQL route in the media type `accept` prefers: relabelled
+ * {@link GRAPHQL_RESPONSE_TYPE} when that is `application/graphql-response+json`, the upstream
+ * labelled it `application/json`, and its status fits that type's rules (a 2xx answer with
+ * `data`, a 4xx/5xx one with `errors` and no `data`); else as it is. Body and status unchanged.
+ */
+export function negotiatedResult(answer: PlainAnswer, accept: string | null): PlainAnswer {
+  if (answer.body === null || !isJsonType(answer.headers['content-type'])) return answer;
+  if (!prefersGraphqlResponse(accept) || !fitsGraphqlResponse(answer.status, answer.body)) {
+    return answer;
+  }
   return { ...answer, headers: { ...answer.headers, 'content-type': GRAPHQL_RESPONSE_TYPE } };
 }

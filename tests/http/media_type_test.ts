@@ -7,7 +7,11 @@
  * the upstream's type.
  */
 import assert from 'node:assert/strict';
-import { GRAPHQL_RESPONSE_TYPE, prefersGraphqlResponse } from '../../src/http/media_type.ts';
+import {
+  GRAPHQL_RESPONSE_TYPE,
+  hasTopLevelMember,
+  prefersGraphqlResponse,
+} from '../../src/http/media_type.ts';
 import { assertNothingReached, assertRefusal, postGraphql } from '../helpers/assertions.ts';
 import { HOSTS } from '../helpers/gateway.ts';
 import { withGateway } from '../helpers/setup.ts';
@@ -41,6 +45,19 @@ Deno.test('Accept: which headers prefer application/graphql-response+json', () =
   ];
   for (const accept of yes) assert.equal(prefersGraphqlResponse(accept), true, String(accept));
   for (const accept of no) assert.equal(prefersGraphqlResponse(accept), false, String(accept));
+});
+
+Deno.test('the top-level member scan reads keys at the top level only', () => {
+  assert.equal(hasTopLevelMember('{"data":{"a":1}}', 'data'), true);
+  assert.equal(hasTopLevelMember(' {\n "errors" : [{"data":1}], "data" :null}', 'data'), true);
+  assert.equal(hasTopLevelMember('{"errors":[{"message":"data","data":2}]}', 'data'), false);
+  assert.equal(hasTopLevelMember('{"x":"\\"data\\":","y":{"data":1}}', 'data'), false);
+  assert.equal(hasTopLevelMember('{"x":"data"}', 'data'), false);
+  assert.equal(hasTopLevelMember('{"dat":1,"datas":2}', 'data'), false);
+  assert.equal(hasTopLevelMember('[{"data":1}]', 'data'), false);
+  assert.equal(hasTopLevelMember('{"data', 'data'), false);
+  assert.equal(hasTopLevelMember('not json', 'data'), false);
+  assert.equal(hasTopLevelMember('{"errors":[]}', 'errors'), true);
 });
 
 /** The content-type of a refusal for `accept`, after checking it is the envelope with `code`. */
@@ -87,14 +104,27 @@ for (const kind of HOSTS) {
     });
   });
 
-  Deno.test(`[${kind}] an upstream answer keeps the upstream's media type`, async () => {
+  Deno.test(`[${kind}] an upstream answer is relabelled only where its status fits`, async () => {
     await withGateway(kind, {}, async ({ gateway }) => {
-      const res = await postGraphql(gateway.url, { query: '{ currentUser { id } }' }, {
-        accept: G,
-      });
-      assert.equal(res.status, 200);
-      assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
-      assert.ok((await res.json()).data.currentUser.id);
+      const u = gateway.url;
+      const query = { query: '{ currentUser { id } }' };
+      const cases: [unknown, string | null, number, RegExp][] = [
+        [query, G, 200, /^application\/graphql-response\+json/],
+        [query, `${G}, application/json`, 200, /^application\/graphql-response\+json/],
+        [query, 'application/json', 200, /^application\/json/],
+        [query, null, 200, /^application\/json/],
+        // the upstream's 400 (a validation failure): errors, no data
+        [{ query: '{ noSuchField }' }, G, 400, /^application\/graphql-response\+json/],
+        [{ query: '{ noSuchField }' }, 'application/json', 400, /^application\/json/],
+        // a batch's answer is an array: the GraphQL over HTTP specification has no batches
+        [[query, query], G, 200, /^application\/json/],
+      ];
+      for (const [body, accept, status, type] of cases) {
+        const res = await postGraphql(u, body, accept === null ? {} : { accept });
+        const text = await res.text();
+        assert.equal(res.status, status, text);
+        assert.match(res.headers.get('content-type') ?? '', type, `Accept ${accept}`);
+      }
     });
   });
 }
