@@ -8,7 +8,7 @@
  *
  * The one implementation of "replace the token": {@link redactText} for text held whole,
  * {@link TokenRedactor} for bytes that arrive in chunks. Both search the same forms of the token
- * ({@link tokenForms}, docs/readings.md "The master token in answers"): as it is, and as a JSON
+ * ({@link tokenForms}; docs/readings.md "Readings of the spec's rules"): as it is, and as a JSON
  * encoder writes it inside a string (`"` and `\` escaped, and `/` as `\/` as some encoders write
  * it). The replacement is plain ASCII without JSON's special characters, so a JSON string that
  * held the token stays a valid JSON string.
