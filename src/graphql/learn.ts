@@ -8,9 +8,10 @@
  *
  * @module
  */
+import { DEFAULTS } from '../config/defaults.ts';
 
-/** The default and spec ceiling of ids read from one answer. */
-export const MAX_IDS_LEARNED_PER_ANSWER = 5000;
+/** The default and spec ceiling of ids read from one answer (the defaults table's). */
+export const MAX_IDS_LEARNED_PER_ANSWER: number = DEFAULTS.resourceIdsLearnedPerAnswer;
 
 const QUOTED_HEX24 = /"([0-9a-fA-F]{24})"/g;
 
