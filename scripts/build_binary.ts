@@ -13,7 +13,7 @@
  *
  * Output: dist-bin/svc-gateway-node (git-ignored), or `--out PATH`. Prints the path, its size in
  * bytes and MiB and the Node version. Exits 1 with the reason when npm/ is not built or a step
- * fails. README "Hosts" and hosts/README.md say how to run the file.
+ * fails. README.md "One file: the Node server as a single executable" says how to run the file.
  */
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,7 @@ const ROOT = join(dirname(new URL(import.meta.url).pathname), '..');
 const ENTRY = join(ROOT, 'npm/esm/hosts/node/main.js');
 /** Where the executable goes unless `--out` says otherwise. */
 export const DEFAULT_OUTPUT = join(ROOT, 'dist-bin/svc-gateway-node');
-/** The fuse Node's binary carries for a single executable (Node's docs, "Single executable applications"). */
+/** The fuse in Node's binary that marks a single executable (Node's docs). */
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 /** The section the blob goes into; Node looks it up by this name. */
 const SEA_RESOURCE = 'NODE_SEA_BLOB';

@@ -56,6 +56,11 @@ const benchFlags = new Set(
     .map((m) => m[1]),
 );
 const buildNpm = readFileSync(join(ROOT, 'scripts/build_npm.ts'), 'utf8');
+const buildBinary = readFileSync(join(ROOT, 'scripts/build_binary.ts'), 'utf8');
+const binFlags = new Set(
+  [...readFileSync(join(ROOT, 'hosts/node/main.ts'), 'utf8').matchAll(/^\s+(\w+): \{ type: '/gm)]
+    .map((m) => `--${m[1]}`),
+);
 
 /** Checks one command (its leading assignments removed); the problem, or null. */
 function problemOf(command: string): string | null {
@@ -73,6 +78,13 @@ function problemOf(command: string): string | null {
   }
   if (/^npx svc-gateway(\s|$)/.test(command)) {
     return /'svc-gateway': 'hosts\/node\/main.ts'/.test(buildNpm) ? null : 'no bin svc-gateway';
+  }
+  m = /^(\S*svc-gateway-node)(\s.*)?$/.exec(command);
+  if (m) {
+    // the single executable: where scripts/build_binary.ts writes it, with the bin's own flags
+    if (!buildBinary.includes(`'${m[1]}'`)) return `scripts/build_binary.ts writes no ${m[1]}`;
+    const unknown = [...(m[2] ?? '').matchAll(/--[a-z]+/g)].filter((f) => !binFlags.has(f[0]));
+    return unknown.length ? `the bin has no flag ${unknown[0][0]}` : null;
   }
   m = /^curl .*?(https?:\/\/[^\s'"]+)/.exec(command);
   if (m) {

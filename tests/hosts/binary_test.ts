@@ -8,9 +8,10 @@
  * Started with only environment variables: the startup lines, the shared route table (health,
  * forwarding with the token added, refusals reaching nothing, the relay), a foreign bot refused,
  * a subscription relayed to its end, a `--dist` folder served, SIGTERM (exit 0). Started with a
- * `.env` beside it instead (README "Hosts": the same variables and `.env` of the working
- * directory as `npx svc-gateway`) and WORKERS=2: one deployment of two worker processes, drained
- * on SIGTERM with no process left. `--version` prints the package's version.
+ * `.env` beside it instead, with WORKERS=2: one deployment of two worker processes, drained on
+ * SIGTERM with no process left (it reads the same variables and `.env` of the working directory
+ * as `npx svc-gateway`: README.md "One file: the Node server as a single executable").
+ * `--version` prints the package's version.
  * SPEC "Startup behaviour and hosts" (Node server).
  */
 import assert from 'node:assert/strict';
@@ -94,7 +95,7 @@ async function subscribeToEnd(url: string): Promise<unknown[]> {
   }
 }
 
-Deno.test('the Node host as one executable: alone in an empty folder, env or .env, workers, SIGTERM', async (t) => {
+Deno.test('the Node host as one executable: alone in a folder, env or .env, workers, SIGTERM', async (t) => {
   const root = await Deno.makeTempDir({ prefix: 'svc-gateway-binary-' });
   const sandbox = await startSandbox();
   const running: ChildProcess[] = [];
