@@ -7,10 +7,12 @@
 import type { Scenario } from '../scenario.ts';
 import { checksScenario } from './checks.ts';
 import { gateScenario } from './gate.ts';
+import { longDocumentScenario } from './long_document.ts';
 import { memoryScenario } from './memory.ts';
 import { metricsScenario } from './metrics.ts';
 import { overheadScenario } from './overhead.ts';
 import { relayScenario } from './relay.ts';
+import { requestMemoryScenario } from './request_memory.ts';
 import { targetsScenario } from './targets.ts';
 
 /** Every scenario, in run order. */
@@ -22,4 +24,6 @@ export const SCENARIOS: readonly Scenario[] = [
   relayScenario,
   metricsScenario,
   memoryScenario,
+  longDocumentScenario,
+  requestMemoryScenario,
 ];
