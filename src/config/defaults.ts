@@ -338,13 +338,6 @@ export const DEFAULTS = {
   refusedValueLogWindowMs: 60_000,
   refusedValueLogLines: 20,
   refusedValueLogChars: 200,
-  /**
-   * Refused Host and Origin values in the log (docs/operations.md "Logs"): each value at most once
-   * a window (ms), at most this many lines a window, a value cut at this many characters.
-   */
-  refusedValueLogWindowMs: 60_000,
-  refusedValueLogLines: 20,
-  refusedValueLogChars: 200,
   /** `svc-gateway --workers` / WORKERS: at most this many worker processes. */
   workersMax: 64,
   /** Worker processes replaced in one minute before the deployment stops (exit 1). */
