@@ -78,6 +78,9 @@ export const NOT_VARIABLES = new Set([
   'CLIENT_DEFAULTS',
   'MALLOC_ARENA_MAX',
   'DENO_V8_FLAGS',
+  // read by the tests and the benchmark, never by the product (docs/development.md)
+  'SVC_TEST_VITE',
+  'SVC_BENCH_BASELINE',
 ]);
 
 /**
