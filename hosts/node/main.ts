@@ -3,6 +3,7 @@
  *
  *   svc-gateway [--dist DIR] [--workers N|auto]
  *   svc-gateway --version      prints the package's version (./version.ts), exit 0
+ *   svc-gateway --help         prints the usage (HELP), exit 0
  *
  * Environment: process environment over ./.env; HOST (default 127.0.0.1), PORT (default 8000),
  * BASE_PATH (mounts everything under a sub-path), WORKERS (as --workers). Static files from DIR,
@@ -30,15 +31,34 @@ import { createWorkerMetrics } from './cluster_metrics.ts';
 import { createSvcServer } from './svc_server.ts';
 import { applyServerV8Flags } from '../v8_flags.ts';
 import { PACKAGE_VERSION } from './version.ts';
+import { DEFAULTS } from '../../src/config/defaults.ts';
 
-const USAGE = 'usage: svc-gateway [--dist DIR] [--workers N|auto] [--version]';
+const USAGE = 'usage: svc-gateway [--dist DIR] [--workers N|auto] [--version] [--help]';
 
-function readArguments(): { dist?: string; workers?: string; version?: boolean } {
+/** What `--help` prints: the usage, each flag, and the variables a first run needs. */
+const HELP = [
+  USAGE,
+  '',
+  'The Node server host of svc-gateway: health, the GraphQL proxy and relay, the upload routes,',
+  "and the app's static build, on HOST:PORT (default 127.0.0.1:8000).",
+  '',
+  '  --dist DIR        serve the static build in DIR (default ./dist when it exists)',
+  `  --workers N|auto  run N processes on one port, 1 to ${DEFAULTS.workersMax} (or WORKERS); auto: one per core`,
+  "  --version         print the package's version",
+  '  --help            print this text',
+  '',
+  'Variables (the process environment over ./.env): SVC_TOKEN (the master token, required),',
+  'SVC_API_BASE (the upstream API base URL), HOST, PORT, BASE_PATH, ALLOWED_ORIGINS,',
+  'ALLOWED_HOSTS; the package README lists the rest.',
+].join('\n');
+
+function readArguments(): { dist?: string; workers?: string; version?: boolean; help?: boolean } {
   try {
     const options = {
       dist: { type: 'string' },
       workers: { type: 'string' },
       version: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     } as const;
     return parseArgs({ args: commandArguments(), options, strict: true }).values;
   } catch (error) {
@@ -51,11 +71,14 @@ function readArguments(): { dist?: string; workers?: string; version?: boolean }
 function main(): void {
   applyServerV8Flags();
   const args = readArguments();
+  if (args.help) return console.log(HELP);
   if (args.version) return console.log(PACKAGE_VERSION);
   const env = loadEnv(process.env);
   const workers = workerCount(args.workers ?? env.WORKERS);
   if (workers === null) {
-    console.error(`svc-gateway: --workers (or WORKERS) is a whole number or 'auto'\n${USAGE}`);
+    console.error(
+      `svc-gateway: --workers (or WORKERS) is a whole number from 1 to ${DEFAULTS.workersMax}, or 'auto'\n${USAGE}`,
+    );
     process.exit(2);
   }
   const index = workerIndex();
