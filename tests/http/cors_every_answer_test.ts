@@ -1,14 +1,14 @@
 /**
  * SPEC "Checks before any route" 3: a listed cross-origin caller receives
  * access-control-allow-origin, access-control-allow-credentials and vary: origin on every answer,
- * on both hosts: the 405 of the GraphQL route (urql's default GET), of the REST route and of the
+ * on both hosts and on the Deno.serve handler: the 405 of the GraphQL route (urql's default GET), of the REST route and of the
  * auth routes (empty body, allow header), and a refusal, each once; an origin that is not listed
  * gets 403 and no CORS headers; nothing reaches the upstream. (The 500 ProxyHandlerFailed case
  * is in handler_failed_test.ts.)
  */
 import assert from 'node:assert/strict';
 import { assertNothingReached, assertRefusal, postGraphql } from '../helpers/assertions.ts';
-import { HOSTS } from '../helpers/gateway.ts';
+import { DENO_SERVE, HOSTS } from '../helpers/gateway.ts';
 import { withGateway } from '../helpers/setup.ts';
 
 const LISTED = 'https://app.example';
@@ -20,7 +20,7 @@ export function assertCors(res: Response, origin = LISTED): void {
   assert.equal(res.headers.get('vary'), 'origin');
 }
 
-for (const kind of HOSTS) {
+for (const kind of [...HOSTS, DENO_SERVE]) {
   Deno.test(`[${kind}] a listed origin gets the CORS headers on a 405 and on a refusal`, async () => {
     const env = { ALLOWED_ORIGINS: LISTED };
     await withGateway(kind, { env }, async ({ sandbox, gateway }) => {

@@ -1,10 +1,12 @@
 /**
- * The media type of refusals on the GraphQL route (src/http/media_type.ts, docs/routes.md
- * "Refusals and their media type"): the Accept reading on its own, then on both hosts a request
- * preferring `application/graphql-response+json` gets its refusals in it (the same status and
- * envelope), every other request `application/json`; the origin check's refusal and both of the
- * Node host's paths (a small body, a large one) included, and nothing reaching the upstream. An upstream answer keeps
- * the upstream's type.
+ * The media type of the GraphQL route's answers (src/http/media_type.ts, docs/routes.md
+ * "Refusals and their media type"): the Accept reading and the top-level member scan on their own,
+ * then on both hosts (and the Deno.serve handler) a request preferring
+ * `application/graphql-response+json` gets its refusals in it (the same status and envelope),
+ * every other request `application/json`, the origin check's refusal and both of the Node host's
+ * paths (a small body, a large one) included, nothing reaching the upstream; an upstream answer is
+ * relabelled only where its status fits that type's rules (2xx with `data`, 4xx with `errors` and
+ * no `data`), and a batch's answer keeps the upstream's type.
  */
 import assert from 'node:assert/strict';
 import {
@@ -13,7 +15,7 @@ import {
   prefersGraphqlResponse,
 } from '../../src/http/media_type.ts';
 import { assertNothingReached, assertRefusal, postGraphql } from '../helpers/assertions.ts';
-import { HOSTS } from '../helpers/gateway.ts';
+import { DENO_SERVE, HOSTS } from '../helpers/gateway.ts';
 import { withGateway } from '../helpers/setup.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -67,7 +69,7 @@ async function refusalType(res: Response, status: number, code: string): Promise
   return type;
 }
 
-for (const kind of HOSTS) {
+for (const kind of [...HOSTS, DENO_SERVE]) {
   Deno.test(`[${kind}] refusals come in the media type the Accept prefers`, async () => {
     await withGateway(kind, {}, async ({ sandbox, gateway }) => {
       const u = gateway.url;
