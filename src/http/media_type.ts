@@ -16,7 +16,7 @@ import type { PlainAnswer } from './answer.ts';
 /** The GraphQL over HTTP specification's response media type. */
 export const GRAPHQL_RESPONSE_MEDIA = 'application/graphql-response+json';
 
-/** The content-type a negotiated refusal carries. */
+/** The content-type a negotiated answer carries (a refusal, or a relabelled upstream answer). */
 export const GRAPHQL_RESPONSE_TYPE = `${GRAPHQL_RESPONSE_MEDIA}; charset=utf-8`;
 
 /** One media range of an Accept header: its lower-cased type, its quality, its place. */
