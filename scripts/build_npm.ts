@@ -3,7 +3,8 @@
  * compiler (ESM + .d.ts, relative `.ts` imports rewritten to `.js`), writes its
  * package.json (the exports map from EXPORTS, bin `svc-gateway`), the bin
  * launcher, the package's README (from hosts/PACKAGE_README.md) and the operator files of ops/
- * (alert rules, dashboard).
+ * (alert rules, dashboard). The bin's `sandbox` subcommand brings the sandbox upstream's modules
+ * (scripts/sandbox/, imported dynamically); the schema text they read is inlined (INLINED_TEXT).
  * The sources stay the single truth: npm/ is build output (git-ignored).
  */
 import {
@@ -51,6 +52,19 @@ const PEERS: Record<string, string> = { vite: '>=7' };
 const README = 'hosts/PACKAGE_README.md';
 /** Operator files shipped in the package (a folder of the repository, copied whole). */
 const OPS = 'ops';
+
+/**
+ * Modules whose emitted JavaScript returns a text file of the repository instead of reading it at
+ * run time: source module to the file and the one function it exports (declared `(): string`).
+ * The package carries no data folder, and the single executable bundled from it (where
+ * `import.meta.url` is empty) can read no file beside it (scripts/sandbox/schema_sdl.ts).
+ */
+const INLINED_TEXT: Record<string, { file: string; exportName: string }> = {
+  'scripts/sandbox/schema_sdl.ts': {
+    file: 'data/upstream/schema.graphql',
+    exportName: 'upstreamSchemaSdl',
+  },
+};
 
 const emittedJs = (source: string) => `./esm/${source.replace(/\.ts$/, '.js')}`;
 const emittedTypes = (source: string) => `./esm/${source.replace(/\.ts$/, '.d.ts')}`;
@@ -134,6 +148,23 @@ function walkFiles(dir: string): string[] {
     return statSync(path).isDirectory() ? walkFiles(path) : [path];
   });
 }
+/** Replaces each INLINED_TEXT module's emitted JavaScript; exits 1 if its declaration differs. */
+function inlineTexts(): void {
+  for (const [source, { file, exportName }] of Object.entries(INLINED_TEXT)) {
+    const declaration = `export declare function ${exportName}(): string;`;
+    const types = readFileSync(join(out, emittedTypes(source)), 'utf8');
+    if (!types.includes(declaration)) {
+      console.error(`build:npm: ${source} no longer declares ${declaration}`);
+      rmSync(out, { recursive: true, force: true });
+      Deno.exit(1);
+    }
+    const text = JSON.stringify(readFileSync(join(root, file), 'utf8'));
+    const js = `/** ${file}, inlined by scripts/build_npm.ts. */\n` +
+      `export function ${exportName}() {\n  return ${text};\n}\n`;
+    writeFileSync(join(out, emittedJs(source)), js);
+  }
+}
+inlineTexts();
 const runtimeDeps = importedPackages(join(out, 'esm'));
 
 mkdirSync(join(out, 'bin'), { recursive: true });

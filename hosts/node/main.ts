@@ -4,6 +4,10 @@
  *   svc-gateway [--dist DIR] [--workers N|auto]
  *   svc-gateway --version      prints the package's version (./version.ts), exit 0
  *   svc-gateway --help         prints the usage (HELP), exit 0
+ *   svc-gateway sandbox [--port N] [--hostname H]
+ *                              the sandbox upstream, to develop against without a master token:
+ *                              prints its URL, its test token and the gateway's two variables
+ *                              (scripts/sandbox/program.ts, imported only by this subcommand)
  *
  * Environment: process environment over ./.env; HOST (default 127.0.0.1), PORT (default 8000),
  * BASE_PATH (mounts everything under a sub-path), WORKERS (as --workers). Static files from DIR,
@@ -33,7 +37,10 @@ import { applyServerV8Flags } from '../v8_flags.ts';
 import { PACKAGE_VERSION } from './version.ts';
 import { DEFAULTS } from '../../src/config/defaults.ts';
 
-const USAGE = 'usage: svc-gateway [--dist DIR] [--workers N|auto] [--version] [--help]';
+const USAGE = [
+  'usage: svc-gateway [--dist DIR] [--workers N|auto] [--version] [--help]',
+  '       svc-gateway sandbox [--port N] [--hostname H] [--help]',
+].join('\n');
 
 /** What `--help` prints: the usage, each flag, and the variables a first run needs. */
 const HELP = [
@@ -46,6 +53,10 @@ const HELP = [
   `  --workers N|auto  run N processes on one port, 1 to ${DEFAULTS.workersMax} (or WORKERS); auto: one per core`,
   "  --version         print the package's version",
   '  --help            print this text',
+  '',
+  "svc-gateway sandbox runs a sandbox upstream (a stand-in for the platform's API on a made-up",
+  'account) and prints the SVC_API_BASE and SVC_TOKEN that point the gateway at it: to develop',
+  'without a master token. svc-gateway sandbox --help says more.',
   '',
   'Variables (the process environment over ./.env): SVC_TOKEN (the master token, required),',
   'SVC_API_BASE (the upstream API base URL), HOST, PORT, BASE_PATH, ALLOWED_ORIGINS,',
@@ -67,8 +78,31 @@ function readArguments(): { dist?: string; workers?: string; version?: boolean; 
   }
 }
 
-/** The bin: the arguments, then the primary of a cluster or one server process. */
+/**
+ * `svc-gateway sandbox`: the sandbox upstream's program, loaded here only (the server never loads
+ * it). Its PORT and HOST stay the gateway's: the sandbox takes `--port` and `--hostname` only, and
+ * its token is the fixed test value (SANDBOX_TOKEN of scripts/sandbox/server.ts).
+ */
+function sandbox(args: string[]): void {
+  const sea = process.getBuiltinModule?.('node:sea') as { isSea(): boolean } | undefined;
+  import('../../scripts/sandbox/program.ts').then((program) =>
+    program.runSandboxProgram({
+      name: 'svc-gateway sandbox',
+      args,
+      env: {},
+      // the gateway is this same file when it is the single executable (build_binary.ts)
+      gatewayCommand: sea?.isSea() ? process.execPath : 'npx svc-gateway',
+    })
+  ).catch((error: Error) => {
+    console.error(`svc-gateway sandbox: ${error.message}`);
+    process.exit(1);
+  });
+}
+
+/** The bin: the arguments, then the sandbox, or the primary of a cluster or one server process. */
 function main(): void {
+  const [command, ...rest] = commandArguments();
+  if (command === 'sandbox') return sandbox(rest);
   applyServerV8Flags();
   const args = readArguments();
   if (args.help) return console.log(HELP);

@@ -2,7 +2,6 @@
  * The upstream schema (`data/upstream/schema.graphql`), built once per process, and a small
  * parse/validate cache so repeated documents (benchmarks) cost one lookup.
  */
-import { readFileSync } from 'node:fs';
 import {
   buildSchema,
   type DocumentNode,
@@ -15,13 +14,13 @@ import {
   type SelectionSetNode,
   validate,
 } from 'graphql';
+import { upstreamSchemaSdl } from './schema_sdl.ts';
 
-const SCHEMA_URL = new URL('../../data/upstream/schema.graphql', import.meta.url);
 let cachedSchema: GraphQLSchema | null = null;
 
 /** The upstream schema, built on first call and cached for the process. */
 export function upstreamSchema(): GraphQLSchema {
-  cachedSchema ??= buildSchema(readFileSync(SCHEMA_URL, 'utf8'));
+  cachedSchema ??= buildSchema(upstreamSchemaSdl());
   return cachedSchema;
 }
 
