@@ -9,8 +9,12 @@
  * For ~2 MB bodies of each shape: the V8 heap in use after two forced collections, before and
  * after the decoded text, the parsed JSON value, the parsed GraphQL documents (graphql-js, no
  * locations, as src/graphql/parse_cache.ts parses) and the forwarded body rebuilt from it. Prints
- * one JSON line: per shape, bytes per body byte of each form and per unit (one repeated piece).
+ * one JSON line: per shape, bytes per body byte of each form (the document's per character of query
+ * text) and per unit (one repeated piece: a plain field is one token, an aliased field three, a
+ * spread two).
  */
+import { execFileSync } from 'node:child_process';
+import process from 'node:process';
 import { parse } from 'graphql';
 
 const gc = /** @type {() => void} */ (/** @type {any} */ (globalThis).gc);
@@ -102,16 +106,65 @@ function measure(make) {
     jsonPerUnit: per(h2 - h0, units),
     // per character of query text; the few characters of a variables shape tell nothing
     document: queryChars > 1000 ? per(h3 - h2, queryChars) : null,
+    documentPerUnit: queryChars > 1000 ? per(h3 - h2, units) : null,
     forwarded: per(h4 - h3b, size),
   };
 }
 
-/** @type {Record<string, ReturnType<typeof measure>>} */
-const out = {};
-for (const [name, make] of Object.entries(SHAPES)) out[name] = measure(make);
-console.log(
-  JSON.stringify({
-    runtime: typeof Deno === 'undefined' ? `node ${process.version}` : `deno ${Deno.version.deno}`,
-    shapes: out,
-  }),
-);
+/** Parsed copies held at once by the resident measure. */
+const COPIES = 4;
+
+/**
+ * In a fresh process (one shape each: what an earlier shape left committed would be reused): the
+ * resident growth while COPIES parsed values (and their documents) of one body are held at once,
+ * with no collection between them, per byte of the bodies (and per character of their queries).
+ * This is what the process's memory sees: the heap's live objects, its garbage and the pages
+ * the heap grew by.
+ * @param {string} name
+ */
+function resident(name) {
+  const body = SHAPES[name]().text;
+  gc();
+  const r0 = process.memoryUsage().rss;
+  const held = [];
+  for (let i = 0; i < COPIES; i++) held.push(JSON.parse(body));
+  const r1 = process.memoryUsage().rss;
+  const entries = held.flatMap((json) => Array.isArray(json) ? json : [json]);
+  const queryChars = entries.reduce((n, e) => n + e.query.length, 0);
+  const documents = entries.map((e) => parse(e.query, { noLocation: true }));
+  const r2 = process.memoryUsage().rss;
+  const per = (/** @type {number} */ delta, /** @type {number} */ of) => +(delta / of).toFixed(2);
+  return {
+    json: per(r1 - r0, COPIES * body.length),
+    document: queryChars > 1000 * COPIES ? per(r2 - r1, queryChars) : null,
+    held: held.length + documents.length,
+  };
+}
+
+/** Runs this file again for `name` alone, in a fresh process of the same runtime. */
+function residentInChild(/** @type {string} */ name) {
+  const script = new URL(import.meta.url).pathname;
+  const [command, args] = typeof Deno === 'undefined'
+    ? [process.execPath, [...process.execArgv, script, '--resident', name]]
+    : [Deno.execPath(), ['run', '-A', '--v8-flags=--expose-gc', script, '--resident', name]];
+  return JSON.parse(execFileSync(command, args, { encoding: 'utf8' }));
+}
+
+const at = process.argv.indexOf('--resident');
+if (at >= 0) {
+  console.log(JSON.stringify(resident(process.argv[at + 1])));
+} else {
+  /** @type {Record<string, unknown>} */
+  const out = {};
+  for (const [name, make] of Object.entries(SHAPES)) {
+    out[name] = { ...measure(make), resident: residentInChild(name) };
+  }
+  console.log(
+    JSON.stringify({
+      runtime: typeof Deno === 'undefined'
+        ? `node ${process.version}`
+        : `deno ${Deno.version.deno}`,
+      shapes: out,
+    }),
+  );
+}

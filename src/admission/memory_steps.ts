@@ -12,11 +12,19 @@ import type { Step } from './chain.ts';
 import type { GraphqlState as S } from './graphql_state.ts';
 import { memoryBusy } from './in_flight.ts';
 
-/** Bytes the documents of `s` will hold once parsed. */
+/**
+ * Bytes the documents of `s` will hold once parsed: per entry, its characters at
+ * `memoryDocumentPerChar`, at most what the parser builds before it stops at graphqlMaxTokens
+ * (docs/configuration.md "Document checks and fences"): one token past the limit at
+ * `memoryDocumentPerToken`.
+ */
 export function documentsCost(s: S): number {
-  let chars = 0;
-  for (const entry of s.body?.entries ?? []) chars += entry.query.length;
-  return chars * DEFAULTS.memoryDocumentPerChar;
+  const tokensCost = (s.core.config.graphqlMaxTokens + 1) * DEFAULTS.memoryDocumentPerToken;
+  let bytes = 0;
+  for (const entry of s.body?.entries ?? []) {
+    bytes += Math.min(entry.query.length * DEFAULTS.memoryDocumentPerChar, tokensCost);
+  }
+  return bytes;
 }
 
 /** Step 9.5: the documents' trees fit the memory budget, else 503 ProxyBusy. */

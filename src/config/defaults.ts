@@ -229,9 +229,11 @@ export const DEFAULTS = {
   /*
    * What an HTTP request holds, in bytes per byte of its body, counted from the body's first byte
    * until the request is answered (docs/operations.md "Memory"). Measured by
-   * scripts/bench/representation_cost.mjs (V8 heap in use after two forced collections, before
-   * and after building each form of ~2 MB bodies; Deno 2.9 and Node 20 gave the same figures
-   * within 4%): the worst shape of each form, rounded up.
+   * scripts/bench/representation_cost.mjs on ~2 MB bodies of each shape, Deno 2.9 and Node 20:
+   * "live" is the V8 heap in use after forced collections (the runtimes within 4%); "resident" is
+   * the process's growth while four parsed copies are held with no collection between them (the
+   * heap's garbage and the pages it grew by included, in a fresh process), what the budget bounds.
+   * Each factor is the worst shape's resident figure, rounded up.
    */
   /**
    * The body's bytes as read: the chunks and their joined copy (2 bytes a byte; the upload and
@@ -240,16 +242,31 @@ export const DEFAULTS = {
   memoryBodyBytesPerByte: 2,
   /**
    * A JSON body's forms beside its bytes: the decoded text (2: a two-byte string where any
-   * character is past U+00FF; 1.0 measured for ASCII), the parsed value (22: a wide array of
-   * empty objects 21.3, of nested empty arrays 21.7, of objects with distinct keys 17.9, of
-   * small objects 3.0, of digits 4.0) and the forwarded form rebuilt from it (2, the text again).
+   * character is past U+00FF; 1.0 measured for ASCII), the parsed value (30: a wide array of empty
+   * objects 29.6 resident on Deno, 21.0 on Node, 21.3 live; nested empty arrays 28.8 / 23.6 /
+   * 21.7; objects with distinct keys 24.8 / 18.1 / 17.9; small objects 5.1; digits 6.4) and the
+   * forwarded form rebuilt from it (2, the text again).
    */
-  memoryJsonPerByte: 26,
+  memoryJsonPerByte: 34,
   /**
-   * A GraphQL document's parsed tree, per character of the query text (fragment spreads 26.4,
-   * plain fields 19.9, aliased fields 14.9), counted before it is parsed, on top of the body.
+   * A GraphQL document's parsed tree, per character of the query text (fragment spreads 57.7
+   * resident on Node, 56.2 on Deno, 26.4 live; aliased fields 36.4 / 14.9 live; plain fields 30.2
+   * / 19.9 live), counted before it is parsed, on top of the body ...
    */
-  memoryDocumentPerChar: 27,
+  memoryDocumentPerChar: 58,
+  /**
+   * ... and at most this per token, since the parser stops at the first token past
+   * graphqlMaxTokens (a plain field is one token: 30.2 resident a character, 11 characters; an
+   * aliased field's three tokens 36.4 a character of about 19; a spread's two 56.2 of 5).
+   */
+  memoryDocumentPerToken: 340,
+  /**
+   * A request reserving this many bytes or more (a JSON body of about 230 KB) is admitted only
+   * while the count with it stays under the pressure threshold, and a collection runs when it
+   * ends (at most every memoryCollectEveryMs): its garbage is collected before the next large one
+   * adds to it.
+   */
+  memoryLargeRequestBytes: 8 * 1024 * 1024,
   /** A GraphQL upstream answer: the text and its rewritten copy, per character. */
   memoryAnswerPerChar: 2,
   /**

@@ -183,21 +183,25 @@ export class MemoryAccountant {
   /** A request gave back `bytes` it was charged. */
   release(bytes: number): void {
     if (bytes > 0) this.add(-bytes);
-    // the last request is gone with resident memory past the pressure threshold: as when the last
-    // socket ends, a collection and a fresh reading, so an idle process is not left under pressure
-    if (this.held === 0 && this.#accounts.size === 0 && this.residentGrowth > this.pressureBytes) {
-      this.#settleSoon();
-    }
+    // the last request gone past the pressure threshold: settle as after the last socket; a large
+    // one's garbage is collected (at most every memoryCollectEveryMs) before more piles on it
+    const idle = this.held === 0 && this.#accounts.size === 0;
+    if (idle && this.residentGrowth > this.pressureBytes) this.#settleSoon();
+    else if (bytes >= DEFAULTS.memoryLargeRequestBytes) this.#collected(this.#now());
   }
 
   /**
    * Admits `bytes` more for a request, synchronously (no reading is awaited): counted and true
    * while the count with them stays within the budget, else false and counted as a refused
-   * request (503 ProxyBusy). Zero or less: true.
+   * request (503 ProxyBusy). A reservation of `memoryLargeRequestBytes` or more must fit under the
+   * pressure threshold instead: the last share of the budget is left to what the count cannot see
+   * (the bodies of refused requests a host reads and drops, garbage the collector has not reached
+   * yet; docs/benchmarks.md "Large bodies under the memory budget"). Zero or less: true.
    */
   reserve(bytes: number): boolean {
     if (bytes <= 0) return true;
-    if (this.held + bytes > this.budget) {
+    const room = bytes >= DEFAULTS.memoryLargeRequestBytes ? this.pressureBytes : this.budget;
+    if (this.held + bytes > room) {
       this.#act('refused_request');
       return false;
     }
@@ -281,13 +285,7 @@ export class MemoryAccountant {
   #settleSoon(): void {
     if (this.#settling) return;
     this.#settling = true;
-    queueMicrotask(() => {
-      try {
-        this.#settle();
-      } finally {
-        this.#settling = false;
-      }
-    });
+    queueMicrotask(() => (this.#settling = false, this.#settle()));
   }
 
   #settle(): void {

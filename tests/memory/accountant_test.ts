@@ -262,15 +262,16 @@ Deno.test('shedding collects at once, however soon after the last collection', (
 });
 
 Deno.test('a request reserves only what fits the budget, synchronously, and gives it back', () => {
-  const memory = new MemoryAccountant(100 * MIB, null);
+  // under memoryLargeRequestBytes each, so the budget itself is the room
+  const memory = new MemoryAccountant(10 * MIB, null);
   const [first, second] = [{}, {}];
   trackRequest(first, memory);
   trackRequest(second, memory);
-  assert.equal(reserveRequest(first, 60 * MIB), true);
-  assert.equal(reserveRequest(second, 40 * MIB), true, 'at the budget: admitted');
-  assert.equal(memory.held, 100 * MIB);
+  assert.equal(reserveRequest(first, 6 * MIB), true);
+  assert.equal(reserveRequest(second, 4 * MIB), true, 'at the budget: admitted');
+  assert.equal(memory.held, 10 * MIB);
   assert.equal(reserveRequest(second, 1), false, 'one byte past it: refused');
-  assert.equal(memory.held, 100 * MIB, 'a refused reservation counts nothing');
+  assert.equal(memory.held, 10 * MIB, 'a refused reservation counts nothing');
   assert.equal(memory.actions.refused_request, 1);
   releaseRequest(first);
   releaseRequest(second);
@@ -300,4 +301,29 @@ Deno.test('an idle process is not left under pressure by what requests left resi
   assert.equal(memory.residentGrowth, 0);
   assert.equal(memory.level, 'normal');
   assert.equal(memory.refuseSocket(), false);
+});
+
+Deno.test('a large reservation fits under the pressure threshold; its end collects', () => {
+  let collections = 0;
+  let now = 0;
+  const memory = new MemoryAccountant(100 * MIB, null, {
+    now: () => now,
+    collect: () => collections++,
+  });
+  const large = DEFAULTS.memoryLargeRequestBytes;
+  const [a, b, c] = [{}, {}, {}];
+  for (const request of [a, b, c]) trackRequest(request, memory);
+  assert.equal(reserveRequest(a, memory.pressureBytes - large), true);
+  assert.equal(reserveRequest(b, large), true, 'at the pressure threshold: admitted');
+  assert.equal(reserveRequest(c, large), false, 'past it: refused, though within the budget');
+  assert.equal(reserveRequest(c, large - 1), true, 'a smaller one fits up to the budget');
+  assert.equal(memory.held, memory.pressureBytes + large - 1);
+  releaseRequest(c);
+  assert.equal(collections, 0, 'a small request ending collects nothing');
+  releaseRequest(b);
+  assert.equal(collections, 1, 'a large one ending collects');
+  now += DEFAULTS.memoryCollectEveryMs - 1;
+  releaseRequest(a);
+  assert.equal(collections, 1, 'at most every memoryCollectEveryMs');
+  assert.equal(memory.held, 0);
 });
