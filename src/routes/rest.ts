@@ -8,7 +8,7 @@
  * "The master token in answers").
  */
 import { runSteps } from '../admission/chain.ts';
-import { newState } from '../admission/graphql_state.ts';
+import { type GraphqlState, newState } from '../admission/graphql_state.ts';
 import { busy } from '../admission/in_flight.ts';
 import { UPLOAD_STEPS } from '../admission/steps.ts';
 import { DEFAULTS } from '../config/defaults.ts';
@@ -20,7 +20,8 @@ import { methodNotAllowed, refusalResponse } from '../http/responses.ts';
 import { applySecurityHeaders } from '../http/security_headers.ts';
 import { redactText } from '../http/token_redaction.ts';
 import { answerTooLarge, fetchWithDeadline } from '../upstream/outbound.ts';
-import { pipedAnswer } from '../upstream/piped_answer.ts';
+import { type AnswerReader, pipedAnswer } from '../upstream/piped_answer.ts';
+import { AnswerIdScanner } from '../graphql/learn_stream.ts';
 import { UPLOAD_PATHS, type UploadRoute, uploadSearch } from './rest_uploads.ts';
 import { chargeRequest } from '../memory/requests.ts';
 
@@ -37,25 +38,27 @@ export async function handleRest(
     return refuse(refusal('RestPathNotAllowed', 'Only the file uploads are forwarded here'));
   }
   if (request.method !== 'POST') return methodNotAllowed(['POST']);
-  const refused = await runSteps(UPLOAD_STEPS, newState(core, request));
+  const state = newState(core, request);
+  const refused = await runSteps(UPLOAD_STEPS, state);
   if (refused) return refuse(refused);
   const release = core.restInFlight.tryAcquire();
   if (!release) return refuse(busy('uploads'));
   try {
-    return await forwardUpload(core, request, rest, route, cors, refuse);
+    return await forwardUpload(state, rest, route, cors, refuse);
   } finally {
     release();
   }
 }
 
 async function forwardUpload(
-  core: Core,
-  request: Request,
+  state: GraphqlState,
   rest: string,
   route: UploadRoute,
   cors: Record<string, string>,
   refuse: (r: Refusal) => Response,
 ): Promise<Response> {
+  const { core } = state;
+  const request = state.request as Request;
   const limit = DEFAULTS.restBodyBytes;
   const declared = declaredLength(request);
   if (declared !== null && declared > limit) {
@@ -67,7 +70,8 @@ async function forwardUpload(
   if (type) headers['content-type'] = type;
   const sent = requestBodyOf(request);
   const capped = sent ? cappedStream(sent, limit, (d) => chargeRequest(request, d)) : null;
-  const search = uploadSearch(route, new URL(request.url).searchParams);
+  const forwarded = new URL(request.url).searchParams;
+  const search = uploadSearch(route, forwarded);
   const url = `${core.config.upstream}/api${rest}${search}`;
   const outcome = await fetchWithDeadline(
     core.fetch,
@@ -96,8 +100,33 @@ async function forwardUpload(
   const answerType = answer.headers.get('content-type');
   if (answerType) out.set('content-type', redactText(answerType, core.config.token));
   if (!answer.body) outcome.done();
+  const learner = answer.status === 200 ? answerLearner(state, search) : undefined;
   const body = answer.body
-    ? pipedAnswer(answer.body, maxBytes, outcome.done, core.config.token)
+    ? pipedAnswer(answer.body, maxBytes, outcome.done, core.config.token, learner)
     : null;
   return new Response(body, { status: answer.status, headers: out });
+}
+
+/**
+ * What a bot-scoped upload's answer teaches the resource fence (SPEC "Resource binding states": an
+ * upstream answer to a request that named exactly one bot binds each id it carries to that bot, at
+ * most 5,000 ids read per answer): the ids are read as the answer is piped, and learned once it
+ * was read whole. The ids the request carried (its forwarded query, `search`) are skipped, as the
+ * bot's own id is by the fence. Undefined when there is nothing to learn for.
+ */
+function answerLearner(state: GraphqlState, search: string): AnswerReader | undefined {
+  const fence = state.core.resourceFence;
+  if (fence.mode === 'off' || state.bots.size !== 1) return undefined;
+  const [bot] = state.bots;
+  const carried = new Set([...new URLSearchParams(search).values()].map((v) => v.toLowerCase()));
+  const scanner = new AnswerIdScanner();
+  return {
+    push: (chunk) => scanner.push(chunk),
+    whole: () => {
+      const ids = scanner.ids();
+      if (ids.length === 0) return;
+      const learned = fence.learn(bot, ids, carried);
+      state.core.resourceStore?.learned(bot, learned);
+    },
+  };
 }

@@ -11,19 +11,30 @@
 import { TokenRedactor } from '../http/token_redaction.ts';
 
 /**
+ * Reads the answer's bytes as they pass (as the upstream sent them): `push` for each chunk, then
+ * `whole` once when the answer was read to its end (never for one cut, failed or cancelled).
+ */
+export interface AnswerReader {
+  push(chunk: Uint8Array): void;
+  whole(): void;
+}
+
+/**
  * A stream over `body` that passes at most `limit` bytes (counted as the upstream sent them), with
  * every form of `token` replaced (none when `token` is null); `done` is called exactly once when it
  * ends, fails, is cut, or is cancelled by its reader. Pull-driven: nothing is read from the
  * upstream ahead of what the caller takes, but the token's length - 1 bytes held back to find a
- * token cut across two chunks (src/http/token_redaction.ts TokenRedactor).
+ * token cut across two chunks (src/http/token_redaction.ts TokenRedactor). `reader`, when given,
+ * reads the bytes on the way (the resource fence's ids, src/routes/rest.ts).
  */
 export function pipedAnswer(
   body: ReadableStream<Uint8Array>,
   limit: number,
   done: () => void,
   token: string | null,
+  reader?: AnswerReader,
 ): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
+  const upstream = body.getReader();
   const redactor = token ? new TokenRedactor(token) : null;
   let total = 0;
   let ended = false;
@@ -38,27 +49,29 @@ export function pipedAnswer(
         // a chunk wholly held back gives nothing to enqueue: read on (a pull that enqueues nothing
         // is not called again)
         for (;;) {
-          const { done: finished, value } = await reader.read();
+          const { done: finished, value } = await upstream.read();
           if (finished) {
             end();
+            reader?.whole();
             const rest = redactor?.end();
             if (rest && rest.byteLength > 0) controller.enqueue(rest);
             return controller.close();
           }
           total += value.byteLength;
           if (total > limit) throw new Error(`the upstream's answer is over ${limit} bytes`);
+          reader?.push(value);
           const out = redactor ? redactor.push(value) : value;
           if (out.byteLength > 0 || value.byteLength === 0) return controller.enqueue(out);
         }
       } catch (error) {
         end();
-        await reader.cancel().catch(() => {});
+        await upstream.cancel().catch(() => {});
         controller.error(error);
       }
     },
     async cancel(reason) {
       end();
-      await reader.cancel(reason).catch(() => {});
+      await upstream.cancel(reason).catch(() => {});
     },
   }, { highWaterMark: 0 });
 }
