@@ -4,13 +4,15 @@
  * received ("Token rejected: Bearer <token>"), as it is and JSON-escaped, in its body and its
  * content-type, on the GraphQL POST and on an upload, whole, streamed with the token cut across two
  * chunks, and gzip-compressed. The browser gets everything else of the answer as it was sent.
- * The socket relay's frames and close reasons: tests/ws/upstream_test.ts.
+ * On the socket: a frame and a close reason echoing the relay's init (the relay's own cases:
+ * tests/ws/upstream_test.ts).
  */
 import assert from 'node:assert/strict';
 import { WORLD_IDS } from '../../scripts/sandbox/mod.ts';
 import { fixedAnswer } from '../../scripts/bench/fixed_upstream.ts';
 import { assertSecurityHeaders, postGraphql } from '../helpers/assertions.ts';
 import { type Gateway, HOSTS, startGateway } from '../helpers/gateway.ts';
+import { browser } from '../relay/ws_browser.ts';
 
 /** A token with a '/', so a JSON encoder that writes '\/' gives a second form. */
 const TOKEN = 'tok/EN+4f9c2a71d3b8e605==';
@@ -22,6 +24,8 @@ type Shape = { kind: 'whole' } | { kind: 'split'; cut: number } | { kind: 'gzip'
 
 /** The echoing upstream and what it saw. */
 interface EchoUpstream {
+  /** The authToken of each socket's connection_init (the relay's own). */
+  socketTokens: string[];
   url: string;
   shape: Shape;
   /** Per answered request: the authorization received, and whether the answer was compressed. */
@@ -68,6 +72,7 @@ function startEchoUpstream(): Promise<EchoUpstream> {
     url: '',
     shape: { kind: 'whole' },
     seen: [],
+    socketTokens: [],
     close: async () => {
       ac.abort();
       await server.finished;
@@ -83,6 +88,7 @@ function startEchoUpstream(): Promise<EchoUpstream> {
       resolve(state);
     },
   }, async (request) => {
+    if (request.headers.get('upgrade') === 'websocket') return echoSocket(request, state);
     await request.arrayBuffer();
     if (new URL(request.url).search === '?op=SvcWorkspaceBots') {
       return new Response(fixedAnswer(), { headers: { 'content-type': 'application/json' } });
@@ -106,6 +112,28 @@ function startEchoUpstream(): Promise<EchoUpstream> {
     return new Response(body, { status: 401, headers });
   });
   return promise;
+}
+
+/**
+ * A graphql-transport-ws upstream that acknowledges, answers a subscribe with one `next` echoing
+ * the init's authToken, then closes 4321 with it in the reason.
+ */
+function echoSocket(request: Request, state: EchoUpstream): Response {
+  const { socket, response } = Deno.upgradeWebSocket(request, { protocol: 'graphql-transport-ws' });
+  let token = '';
+  socket.onmessage = (event) => {
+    const frame = JSON.parse(String(event.data));
+    if (frame.type === 'connection_init') {
+      token = String(frame.payload?.authToken);
+      state.socketTokens.push(token);
+      socket.send(JSON.stringify({ type: 'connection_ack' }));
+    } else if (frame.type === 'subscribe') {
+      const data = { bookingAdded: { id: `Token rejected: ${token}` } };
+      socket.send(JSON.stringify({ id: frame.id, type: 'next', payload: { data } }));
+      setTimeout(() => socket.close(4321, `rejected ${token}`), 50);
+    }
+  };
+  return response;
 }
 
 /** The browser's view: nothing of the token in the status, any header or the body. */
@@ -199,6 +227,32 @@ for (const kind of HOSTS) {
         );
         assertSecurityHeaders(res);
       }
+    });
+  });
+
+  Deno.test(`[${kind}] a socket frame and a close reason echoing the token reach the browser without it`, async () => {
+    await withEcho(kind, async (upstream, gateway) => {
+      const c = await browser(`${gateway.url.replace('http', 'ws')}/svc/graphql`);
+      c.send({ type: 'connection_init' });
+      c.send({
+        id: '1',
+        type: 'subscribe',
+        payload: {
+          query: 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }',
+          variables: { botID: WORLD_IDS.bot1 },
+        },
+      });
+      const closed = await c.closed;
+      assert.deepEqual(upstream.socketTokens, [BEARER]);
+      assert.deepEqual(closed, { code: 4321, reason: 'rejected Bearer [redacted]' });
+      assert.deepEqual(c.frames, [
+        { type: 'connection_ack' },
+        {
+          id: '1',
+          type: 'next',
+          payload: { data: { bookingAdded: { id: 'Token rejected: Bearer [redacted]' } } },
+        },
+      ]);
     });
   });
 }
