@@ -95,6 +95,7 @@ export function createCoreRelay(
       stallTimeoutMs: core.config.wsStallTimeoutMs,
       bufferCapBytes: core.config.wsBufferCapBytes,
       flowPollMs: core.config.wsFlowPollMs,
+      jsonMaxDepth: core.config.jsonMaxDepth,
     },
     admit,
     checkSubscribe: (payload, admitted) => checkSubscribe(core, payload, admitted),

@@ -262,7 +262,7 @@ export class Connection
     if (this.#state === 'closed' || this.#state === 'upstreamGone') return;
     this.#browserBeat?.alive();
     if (bytes > this.#ctx.limits.browserFrameBytes) return this.#finish(CLOSE.frameTooLarge);
-    const parsed = parseBrowserFrame(text);
+    const parsed = parseBrowserFrame(text, this.#ctx.limits.jsonMaxDepth);
     if (this.#state === 'awaitingInit') {
       if (!parsed.ok || parsed.message.type !== 'connection_init') {
         return this.#finish(CLOSE.unauthorized);

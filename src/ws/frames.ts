@@ -10,6 +10,9 @@
  * upstream → connection_ack, ping, pong, next, error, complete.
  */
 
+import { DEFAULTS } from '../config/defaults.ts';
+import { nestsDeeperThan, tooDeepSentence } from '../http/json_depth.ts';
+
 /** A JSON object (not null, not an array). */
 export type JsonObject = Record<string, unknown>;
 
@@ -50,9 +53,20 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Validates the shape shared by both sides; `allowed` is the side's set of types. */
-function parseFrame(text: string | null, allowed: Set<string>): Parsed<JsonObject> {
+/**
+ * Validates the shape shared by both sides; `allowed` is the side's set of types. A frame nested
+ * deeper than `maxDepth` levels (the frame's own object is level 1) is refused before it is
+ * parsed (src/http/json_depth.ts).
+ */
+function parseFrame(
+  text: string | null,
+  allowed: Set<string>,
+  maxDepth: number,
+): Parsed<JsonObject> {
   if (text === null) return { ok: false, reason: FRAME_FAULT.binary };
+  if (nestsDeeperThan(text, maxDepth)) {
+    return { ok: false, reason: tooDeepSentence('Frame', maxDepth) };
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -79,11 +93,15 @@ const badPayload = { ok: false, reason: FRAME_FAULT.badPayload } as const;
 
 /**
  * Parses a browser frame. `text` null means a binary frame (never of the protocol).
- * Refuses (reason for close 4400): binary, not JSON, unknown type, a server-side type,
- * a missing/empty/non-string id on subscribe or complete, a payload of the wrong shape.
+ * Refuses (reason for close 4400): binary, nested deeper than `maxDepth` (jsonMaxDepth,
+ * docs/configuration.md "Ceilings"), not JSON, unknown type, a server-side type, a
+ * missing/empty/non-string id on subscribe or complete, a payload of the wrong shape.
  */
-export function parseBrowserFrame(text: string | null): Parsed<BrowserMessage> {
-  const parsed = parseFrame(text, BROWSER_TYPES);
+export function parseBrowserFrame(
+  text: string | null,
+  maxDepth: number = DEFAULTS.jsonMaxDepth,
+): Parsed<BrowserMessage> {
+  const parsed = parseFrame(text, BROWSER_TYPES, maxDepth);
   if (!parsed.ok) return parsed;
   const frame = parsed.message;
   switch (frame.type) {
@@ -106,11 +124,15 @@ export function parseBrowserFrame(text: string | null): Parsed<BrowserMessage> {
 
 /**
  * Parses an upstream frame. Refuses (the relay then drops the upstream, 1012 to the browser):
- * binary, not JSON, unknown or browser-side type, missing id, next payload not an object,
- * error payload not a non-empty array of objects with a message.
+ * binary, nested deeper than `maxDepth` (a frame the relay could not safely re-serialise,
+ * docs/readings.md "JSON nesting depth"), not JSON, unknown or browser-side type, missing id,
+ * next payload not an object, error payload not a non-empty array of objects with a message.
  */
-export function parseUpstreamFrame(text: string | null): Parsed<UpstreamMessage> {
-  const parsed = parseFrame(text, UPSTREAM_TYPES);
+export function parseUpstreamFrame(
+  text: string | null,
+  maxDepth: number = DEFAULTS.jsonDepthHardMax,
+): Parsed<UpstreamMessage> {
+  const parsed = parseFrame(text, UPSTREAM_TYPES, maxDepth);
   if (!parsed.ok) return parsed;
   const frame = parsed.message;
   const id = frame.id as string;

@@ -49,6 +49,11 @@ export const SOCKET_LIMITS = {
   flowPollMs: DEFAULTS.wsFlowPollMs,
   /** Wait in ms for the upstream's connection_ack after it opened (not a spec number); then 1012. */
   upstreamAckTimeoutMs: DEFAULTS.upstreamAckTimeoutMs,
+  /**
+   * Deepest nesting of a browser frame, its own object being level 1 (jsonMaxDepth,
+   * docs/configuration.md "Ceilings"); deeper is a bad frame, close 4400, never parsed.
+   */
+  jsonMaxDepth: DEFAULTS.jsonMaxDepth,
 } as const;
 
 /** The fixed ceilings, as numbers a caller may override. */
@@ -87,7 +92,8 @@ export function minimumBufferCap(limits: SocketLimits): number {
  * Builds the relay's limits: the given options over the fixed ceilings. A value that is not a
  * positive finite number falls back to its default (SPEC "Options": "a ceiling given as
  * something other than a positive number falls back to the default"). The low-water mark is
- * kept at or below the high-water mark and the cap at or above {@link minimumBufferCap}.
+ * kept at or below the high-water mark, the cap at or above {@link minimumBufferCap}, and the JSON
+ * depth at or below DEFAULTS.jsonDepthHardMax.
  */
 export function relayLimits(given: Partial<RelayLimits> = {}): RelayLimits {
   const base: RelayLimits = { ...RELAY_OPTION_DEFAULTS, ...SOCKET_LIMITS };
@@ -98,5 +104,6 @@ export function relayLimits(given: Partial<RelayLimits> = {}): RelayLimits {
   }
   out.lowWaterBytes = Math.min(out.lowWaterBytes, out.highWaterBytes);
   out.bufferCapBytes = Math.max(out.bufferCapBytes, minimumBufferCap(out));
+  out.jsonMaxDepth = Math.min(out.jsonMaxDepth, DEFAULTS.jsonDepthHardMax);
   return Object.freeze(out);
 }
