@@ -3,6 +3,8 @@
  * token (facts.json upstreamOperationsUsedByService). Not subject to the
  * allowlist; POST {upstream}/graphql with content-type and authorization only.
  */
+import { DEFAULTS } from '../config/defaults.ts';
+import { nestsDeeperThan } from '../http/json_depth.ts';
 import { fetchWithDeadline } from './outbound.ts';
 
 /** The bot fence's question: every bot of the master-token account. */
@@ -149,7 +151,9 @@ export function upstreamErrorCodes(errors: unknown): string[] {
 
 /**
  * Sends `operation` with `variables` to `{upstream}/graphql?op=<name>` with the master token and
- * reads the answer. Never throws, never logs.
+ * reads the answer. Never throws, never logs. An answer that is not JSON, or nests deeper than
+ * DEFAULTS.jsonDepthHardMax (its parts are passed on re-serialised, which could exhaust the call
+ * stack; docs/readings.md "JSON nesting depth"), is `failed`.
  */
 export async function sendServiceOperation(
   call: ServiceCall,
@@ -173,6 +177,7 @@ export async function sendServiceOperation(
       return { kind: 'failed', status: outcome.response.status };
     }
     const text = await outcome.response.text();
+    if (nestsDeeperThan(text, DEFAULTS.jsonDepthHardMax)) return { kind: 'failed', status: 200 };
     let json: { data?: unknown; errors?: unknown };
     try {
       json = JSON.parse(text);

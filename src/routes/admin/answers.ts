@@ -5,6 +5,7 @@
  */
 import { readCappedText } from '../../http/body.ts';
 import { type ErrorCode, type Refusal, refusal } from '../../http/error_codes.ts';
+import { nestsDeeperThan, tooDeepSentence } from '../../http/json_depth.ts';
 import { jsonResponse, refusalResponse } from '../../http/responses.ts';
 
 /** An admin workspace or bot id (SPEC "Other records"). */
@@ -32,13 +33,22 @@ export type JsonBody = { value: unknown } | { refused: Response };
 
 /**
  * Reads the body under `limit` bytes: past it 413 AdminBodyTooLarge with connection: close
- * (nothing else looked at); an empty body is `undefined`; not JSON is 400 InvalidRequest.
+ * (nothing else looked at); an empty body is `undefined`; not JSON, or nested deeper than
+ * `maxDepth` levels (jsonMaxDepth; never parsed then, src/http/json_depth.ts), is 400
+ * InvalidRequest.
  */
-export async function readJsonBody(request: Request, limit: number): Promise<JsonBody> {
+export async function readJsonBody(
+  request: Request,
+  limit: number,
+  maxDepth: number,
+): Promise<JsonBody> {
   // counted in the memory budget, never refused for it: the panel always answers
   const read = await readCappedText(request, limit, true);
   if ('refused' in read) return { refused: bodyTooLarge(limit) };
   if (read.text.trim() === '') return { value: undefined };
+  if (nestsDeeperThan(read.text, maxDepth)) {
+    return { refused: refuse('InvalidRequest', tooDeepSentence('The body', maxDepth)) };
+  }
   try {
     return { value: JSON.parse(read.text) };
   } catch {

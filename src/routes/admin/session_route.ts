@@ -25,7 +25,11 @@ function sameSecret(given: string, expected: string): boolean {
 /** POST /session {password}. */
 export async function unlock({ ctx, request, conn }: AdminRequest): Promise<Response> {
   const { config } = ctx.core;
-  const body = await readJsonBody(request, DEFAULTS.adminSessionBodyBytes);
+  const body = await readJsonBody(
+    request,
+    DEFAULTS.adminSessionBodyBytes,
+    config.jsonMaxDepth,
+  );
   if ('refused' in body && body.refused.status === 413) {
     return bodyTooLarge(DEFAULTS.adminSessionBodyBytes);
   }

@@ -55,7 +55,7 @@ const incomplete = () =>
 
 /** POST /grants {botId, userId} → {@link AdminGrantAnswer}. */
 export async function grant({ ctx, request }: AdminRequest): Promise<Response> {
-  const body = await readJsonBody(request, DEFAULTS.adminBodyBytes);
+  const body = await readJsonBody(request, DEFAULTS.adminBodyBytes, ctx.core.config.jsonMaxDepth);
   if ('refused' in body) return body.refused;
   const botId = stringField(body.value, 'botId');
   const userId = stringField(body.value, 'userId');

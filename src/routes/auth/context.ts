@@ -11,6 +11,7 @@ import { type BackendRpc, createBackendRpc, type RpcResult } from '../../backend
 import { DEFAULTS } from '../../config/defaults.ts';
 import type { Core } from '../../core.ts';
 import { readCappedText } from '../../http/body.ts';
+import { nestsDeeperThan, tooDeepSentence } from '../../http/json_depth.ts';
 import { type ErrorCode, type Refusal, statusOf } from '../../http/error_codes.ts';
 import { jsonResponse } from '../../http/responses.ts';
 import type { ServiceCall } from '../../upstream/service_operations.ts';
@@ -110,7 +111,8 @@ export function botSetChanged(req: AuthRequest, caller: { subject?: string }): v
 
 /**
  * The JSON object body, read under the 2 MiB ceiling (413 RequestTooLarge). An empty body is
- * `{}` when `emptyOk`; anything else that is not a JSON object: 400 InvalidRequest.
+ * `{}` when `emptyOk`; anything else that is not a JSON object, or nests deeper than jsonMaxDepth
+ * (never parsed then, src/http/json_depth.ts): 400 InvalidRequest.
  */
 export async function readJsonObject(
   req: AuthRequest,
@@ -119,6 +121,10 @@ export async function readJsonObject(
   const read = await readCappedText(req.request, DEFAULTS.jsonRouteBodyBytes);
   if ('refused' in read) return fromRefusal(read.refused);
   if (read.text.trim() === '' && emptyOk) return { value: {} };
+  const maxDepth = req.ctx.core.config.jsonMaxDepth;
+  if (nestsDeeperThan(read.text, maxDepth)) {
+    return refuse('InvalidRequest', tooDeepSentence('The body', maxDepth));
+  }
   try {
     const value = JSON.parse(read.text);
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { value };

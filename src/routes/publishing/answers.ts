@@ -8,6 +8,7 @@ import { databaseRefusal } from '../../backend/hints.ts';
 import type { RpcResult } from '../../backend/rpc.ts';
 import { readCappedText, tooLarge } from '../../http/body.ts';
 import { type ErrorCode, refusal } from '../../http/error_codes.ts';
+import { nestsDeeperThan, tooDeepSentence } from '../../http/json_depth.ts';
 import { jsonResponse, refusalResponse } from '../../http/responses.ts';
 
 /** 200 (or `status`) with a JSON body, cache-control: no-store, the security headers and CORS. */
@@ -44,13 +45,15 @@ export type JsonBody = { value: unknown } | { refused: Response };
 
 /**
  * Reads the body under `limit` bytes: past it 413 RequestTooLarge with connection: close; not
- * JSON: 400 InvalidRequest naming `what`.
+ * JSON: 400 InvalidRequest naming `what`; nested deeper than `maxDepth` levels (jsonMaxDepth;
+ * never parsed then, src/http/json_depth.ts): 400 InvalidRequest.
  */
 export async function readJson(
   request: Request,
   limit: number,
   what: string,
   cors: Record<string, string>,
+  maxDepth: number,
 ): Promise<JsonBody> {
   const read = await readCappedText(request, limit);
   // past the ceiling 413 RequestTooLarge; past the memory budget 503 ProxyBusy
@@ -63,6 +66,9 @@ export async function readJson(
     };
   }
   if (read.text.trim() === '') return { value: undefined };
+  if (nestsDeeperThan(read.text, maxDepth)) {
+    return { refused: refuse('InvalidRequest', tooDeepSentence('The body', maxDepth), cors) };
+  }
   try {
     return { value: JSON.parse(read.text) };
   } catch {

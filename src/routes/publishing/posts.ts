@@ -36,7 +36,13 @@ async function call(
 
 /** The post object of the body, or the refusal (400 InvalidRequest; 413 past 2 MiB). */
 async function postBody(req: PublishingRequest): Promise<{ post: unknown } | Response> {
-  const body = await readJson(req.request, DEFAULTS.jsonRouteBodyBytes, 'a post', req.cors);
+  const body = await readJson(
+    req.request,
+    DEFAULTS.jsonRouteBodyBytes,
+    'a post',
+    req.cors,
+    req.ctx.core.config.jsonMaxDepth,
+  );
   if ('refused' in body) return body.refused;
   if (!isObject(body.value)) return refuse('InvalidRequest', 'The body is not a post', req.cors);
   return { post: body.value };

@@ -35,7 +35,13 @@ export async function publishDue(req: PublishingRequest): Promise<Response> {
     await req.request.body?.cancel().catch(() => {});
     return refuse('ProxyTokenMissing', `${config.tokenEnv} is not set`, req.cors);
   }
-  const body = await readJson(req.request, DEFAULTS.jsonRouteBodyBytes, '{id}', req.cors);
+  const body = await readJson(
+    req.request,
+    DEFAULTS.jsonRouteBodyBytes,
+    '{id}',
+    req.cors,
+    config.jsonMaxDepth,
+  );
   if ('refused' in body) return body.refused;
   const id = isObject(body.value) ? body.value.id : undefined;
   if (typeof id !== 'string' || Object.keys(body.value as object).length !== 1) {
