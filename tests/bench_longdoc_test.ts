@@ -52,17 +52,19 @@ Deno.test('longdoc round: both hosts refuse with the token limit, and parse whol
     const plan = {
       document: longDocument(64 * 1024),
       parses: 1,
-      requests: { limit: 3, 'limit off': 2 },
+      requests: { limit: 3, 'limit, budget off': 3, 'limit off': 2 },
       burst: 2,
       bursts: 2,
     };
     for (const kind of ['deno', 'node'] as const) {
       const host = await startHost(context, kind, plan);
       assert.deepEqual(host.memory.limit.statuses, { '400 TooManyTokens': 4 }, kind);
+      assert.deepEqual(host.memory['limit, budget off'].statuses, { '400 TooManyTokens': 4 }, kind);
       assert.deepEqual(host.memory['limit off'].statuses, { '400 TooManyRootFields': 4 }, kind);
       const round: HostRound = await host.round();
       assert.deepEqual(round.statuses, {
         limit: { '400 TooManyTokens': 3 },
+        'limit, budget off': { '400 TooManyTokens': 3 },
         'limit off': { '400 TooManyRootFields': 2 },
       }, kind);
       assert.equal(round.tokens, tokens(plan.document.query));
@@ -71,6 +73,7 @@ Deno.test('longdoc round: both hosts refuse with the token limit, and parse whol
         'whole parse cpu ms',
         'refused cpu ms (limit)',
         'refused (limit) cpu x whole parse',
+        'refused (limit, budget off) cpu x whole parse',
         'refused (limit off) cpu x whole parse',
       ]);
     }

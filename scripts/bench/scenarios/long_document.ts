@@ -1,11 +1,14 @@
 /**
  * Scenario 'longdoc' (docs/benchmarks.md "Refusing a long document"; goal: a 2 MiB document past
  * the token limit is refused for at most 0.1x the CPU of parsing it whole, on both hosts). The
- * document of ../long_document.ts (a body 1 KiB under 2 MiB, plain fields) sent to two gateways
- * of each host, both with MEMORY_BUDGET_BYTES=268435456:
+ * document of ../long_document.ts (a body 1 KiB under 2 MiB, plain fields) sent to three gateways
+ * of each host:
  *
  * - limit: the default graphqlMaxTokens (5000), refusing it 400 TooManyTokens;
- * - limit off: GRAPHQL_MAX_TOKENS=1000000000, which parses it whole and refuses it 400
+ * - limit, budget off: the same with MEMORY_BUDGET_BYTES=off (the accountant's own share: a
+ *   request reserving memoryLargeRequestBytes or more is followed by a full collection, at most
+ *   every memoryCollectEveryMs, docs/operations.md "Memory");
+ * - limit off: GRAPHQL_MAX_TOKENS=1000000000 (and the budget of 'limit'), which parses it whole and refuses it 400
  *   TooManyRootFields (what refusing it cost when the token limit was checked on the tree).
  *
  * First, memory: {@link BURSTS} bursts of {@link BURST} requests at once (graphqlMaxConcurrent) to
@@ -30,6 +33,7 @@ const PARSES = 10;
 
 const GATEWAYS = {
   limit: { env: { MEMORY_BUDGET_BYTES: '268435456' }, requests: 100 },
+  'limit, budget off': { env: { MEMORY_BUDGET_BYTES: 'off' }, requests: 100 },
   'limit off': {
     env: { MEMORY_BUDGET_BYTES: '268435456', GRAPHQL_MAX_TOKENS: '1000000000' },
     requests: 10,
@@ -126,6 +130,7 @@ export function hostRanges(kind: HostKind, rounds: HostRound[]): Range[] {
     range(kind, 'whole parse cpu ms', rounds.map((r) => r.wholeParseMs)),
     range(kind, 'refused cpu ms (limit)', rounds.map((r) => r.cpuMsPerRequest.limit)),
     range(kind, 'refused (limit) cpu x whole parse', ratio('limit')),
+    range(kind, 'refused (limit, budget off) cpu x whole parse', ratio('limit, budget off')),
     range(kind, 'refused (limit off) cpu x whole parse', ratio('limit off')),
   ];
 }
@@ -135,7 +140,11 @@ export function defaultPlan(): HostPlan {
   return {
     document: longDocument(),
     parses: PARSES,
-    requests: { limit: GATEWAYS.limit.requests, 'limit off': GATEWAYS['limit off'].requests },
+    requests: {
+      limit: GATEWAYS.limit.requests,
+      'limit, budget off': GATEWAYS['limit, budget off'].requests,
+      'limit off': GATEWAYS['limit off'].requests,
+    },
     burst: BURST,
     bursts: BURSTS,
   };
@@ -157,18 +166,16 @@ async function run(context: BenchContext): Promise<ScenarioReport> {
       rounds.deno[0].tokens
     } tokens of plain fields`,
     `cpu: ${ROUNDS} interleaved rounds; whole parse: parse_whole.mjs (${PARSES} parses) in the host's runtime; ` +
-    `gateways: ${plan.requests.limit} (limit) and ${
-      plan.requests['limit off']
-    } (limit off) requests one after another`,
-    'limit: graphqlMaxTokens 5000 (400 TooManyTokens); limit off: GRAPHQL_MAX_TOKENS=1000000000 (parsed whole, 400 TooManyRootFields)',
+    `gateways: requests one after another, ${JSON.stringify(plan.requests)}`,
+    'limit: graphqlMaxTokens 5000 (400 TooManyTokens), MEMORY_BUDGET_BYTES=268435456; limit, budget off: MEMORY_BUDGET_BYTES=off; ' +
+    'limit off: GRAPHQL_MAX_TOKENS=1000000000 (parsed whole, 400 TooManyRootFields)',
   ];
   for (const kind of ['deno', 'node'] as const) {
     for (const [label, m] of Object.entries(all[kind].memory)) {
       notes.push(
         `memory: ${kind} ${label}: ${BURSTS} bursts of ${BURST} at once, resident +${
           m.growthMiB.toFixed(1)
-        } MiB ` +
-          `over its start (MEMORY_BUDGET_BYTES=268435456; answers ${JSON.stringify(m.statuses)})`,
+        } MiB over its start (answers ${JSON.stringify(m.statuses)})`,
       );
     }
     const statuses = rounds[kind].map((r) => JSON.stringify(r.statuses));
