@@ -111,6 +111,21 @@ function measure(make) {
   };
 }
 
+/** The structural marks of a JSON text: `{`, `[`, `,` and `:` outside strings. */
+function jsonMarks(/** @type {string} */ text) {
+  let marks = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b || c === 0x2c || c === 0x3a) marks++;
+  }
+  return marks;
+}
+
 /** Parsed copies held at once by the resident measure. */
 const COPIES = 4;
 
@@ -134,8 +149,11 @@ function resident(name) {
   const documents = entries.map((e) => parse(e.query, { noLocation: true }));
   const r2 = process.memoryUsage().rss;
   const per = (/** @type {number} */ delta, /** @type {number} */ of) => +(delta / of).toFixed(2);
+  const marks = jsonMarks(body);
   return {
     json: per(r1 - r0, COPIES * body.length),
+    // per structural mark ({ [ , :), beyond 2 bytes a character (src/http/body.ts's estimate)
+    jsonPerMark: marks > 1000 ? per(r1 - r0 - 2 * COPIES * body.length, COPIES * marks) : null,
     document: queryChars > 1000 * COPIES ? per(r2 - r1, queryChars) : null,
     held: held.length + documents.length,
   };

@@ -31,5 +31,5 @@ export function documentsCost(s: S): number {
 export const documentMemory: Step<S> = {
   step: 9.5,
   check: 'the parsed documents fit the memory budget (not a spec row)',
-  run: (s) => reserveRequest(s.request, documentsCost(s)) ? null : memoryBusy(),
+  run: (s) => reserveRequest(s.request, documentsCost(s), true) ? null : memoryBusy(),
 };

@@ -241,13 +241,24 @@ export const DEFAULTS = {
    */
   memoryBodyBytesPerByte: 2,
   /**
-   * A JSON body's forms beside its bytes: the decoded text (2: a two-byte string where any
-   * character is past U+00FF; 1.0 measured for ASCII), the parsed value (30: a wide array of empty
-   * objects 29.6 resident on Deno, 21.0 on Node, 21.3 live; nested empty arrays 28.8 / 23.6 /
-   * 21.7; objects with distinct keys 24.8 / 18.1 / 17.9; small objects 5.1; digits 6.4) and the
-   * forwarded form rebuilt from it (2, the text again).
+   * A JSON body's raw forms beside its bytes, reserved with them: the decoded text (2: a two-byte
+   * string where any character is past U+00FF; 1.0 measured for ASCII) and the forwarded form
+   * rebuilt from the parsed value (2, the text again).
    */
-  memoryJsonPerByte: 34,
+  memoryJsonPerByte: 4,
+  /**
+   * Its parsed value: reserved with them at this a byte, then, once the text is read, brought
+   * down to src/http/body.ts parsedJsonCost: at most this a character (a wide array of empty objects 29.6 resident on Deno, 21.0 on Node, 21.3
+   * live; nested empty arrays 28.8 / 23.6 / 21.7; objects with distinct keys 25.3 / 18.1 / 17.9;
+   * small objects 5.2; digits 6.4; one long string 1.0) ...
+   */
+  memoryParsedPerByte: 30,
+  /**
+   * ... and at most this a structural mark (`{ [ , :`) beyond 2 bytes a character: objects with
+   * distinct keys 83.4 resident on Deno, 57.3 on Node; nested empty arrays 46.9; empty objects
+   * 41.3; strings 17.5; small objects 10.1.
+   */
+  memoryParsedPerMark: 84,
   /**
    * A GraphQL document's parsed tree, per character of the query text (fragment spreads 57.7
    * resident on Node, 56.2 on Deno, 26.4 live; aliased fields 36.4 / 14.9 live; plain fields 30.2

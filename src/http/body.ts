@@ -127,21 +127,50 @@ const UTF8 = new TextDecoder();
 
 /**
  * Reads the whole body as UTF-8 text, at most `limit` bytes ({@link readCappedBytes}), reserving
- * from its first byte what a JSON body holds (its bytes, text, parsed and forwarded forms:
- * `memoryBodyBytesPerByte` + `memoryJsonPerByte` a byte); past the limit, the 413
- * RequestTooLarge refusal; past the memory budget, 503 ProxyBusy with retry-after.
- * `always`: counted, never refused for memory (the admin panel).
+ * from its first byte all a JSON body holds at most: its bytes, text and forwarded form
+ * (`memoryBodyBytesPerByte` + `memoryJsonPerByte` a byte) and its parsed value at the worst
+ * shape's `memoryParsedPerByte`. With the text in hand the parsed share is brought down to
+ * {@link parsedJsonCost}, so a later form never needs a new admission (which, refused, would have
+ * wasted what was read). Past the limit, the 413 RequestTooLarge refusal; past the memory budget,
+ * 503 ProxyBusy with retry-after. `always`: counted, never refused for memory (the admin panel).
  */
 export async function readCappedText(
   request: SvcRequest,
   limit: number,
   always = false,
 ): Promise<{ text: string } | { refused: Refusal }> {
-  const perByte = DEFAULTS.memoryBodyBytesPerByte + DEFAULTS.memoryJsonPerByte;
+  const { memoryBodyBytesPerByte, memoryJsonPerByte, memoryParsedPerByte } = DEFAULTS;
+  const perByte = memoryBodyBytesPerByte + memoryJsonPerByte + memoryParsedPerByte;
   const bytes = await readCappedBytes(request, limit, perByte, always);
   if (bytes === 'over') return { refused: tooLarge(limit) };
   if (bytes === 'busy') return { refused: memoryBusy() };
-  return { text: UTF8.decode(bytes) };
+  const text = UTF8.decode(bytes);
+  chargeRequest(request, parsedJsonCost(text) - bytes.byteLength * memoryParsedPerByte);
+  return { text };
+}
+
+/**
+ * Bytes the parsed value of the JSON `text` holds at most (docs/operations.md "Memory"): the
+ * smaller of `memoryParsedPerByte` a character and `memoryParsedPerMark` a structural mark
+ * (`{`, `[`, `,`, `:` outside strings) plus 2 bytes a character (the strings). Both
+ * are the worst shapes measured by scripts/bench/representation_cost.mjs, so a body of one long
+ * string (a GraphQL document) is counted at its strings, a wide array of objects at its marks.
+ */
+export function parsedJsonCost(text: string): number {
+  let marks = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b || c === 0x2c || c === 0x3a) marks++;
+  }
+  return Math.min(
+    text.length * DEFAULTS.memoryParsedPerByte,
+    marks * DEFAULTS.memoryParsedPerMark + text.length * 2,
+  );
 }
 
 /**

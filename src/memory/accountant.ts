@@ -193,14 +193,16 @@ export class MemoryAccountant {
   /**
    * Admits `bytes` more for a request, synchronously (no reading is awaited): counted and true
    * while the count with them stays within the budget, else false and counted as a refused
-   * request (503 ProxyBusy). A reservation of `memoryLargeRequestBytes` or more must fit under the
-   * pressure threshold instead: the last share of the budget is left to what the count cannot see
-   * (the bodies of refused requests a host reads and drops, garbage the collector has not reached
-   * yet; docs/benchmarks.md "Large bodies under the memory budget"). Zero or less: true.
+   * request (503 ProxyBusy). A new request's reservation of `memoryLargeRequestBytes` or more
+   * must fit under the pressure threshold instead: the last share of the budget is left to what
+   * the count cannot see (bodies of refused requests a host reads and drops, garbage the collector
+   * has not reached; docs/benchmarks.md "Large bodies under the memory budget") and to the later
+   * forms of requests already admitted (`admitted`: the budget is their room). Zero or less: true.
    */
-  reserve(bytes: number): boolean {
+  reserve(bytes: number, admitted = false): boolean {
     if (bytes <= 0) return true;
-    const room = bytes >= DEFAULTS.memoryLargeRequestBytes ? this.pressureBytes : this.budget;
+    const large = !admitted && bytes >= DEFAULTS.memoryLargeRequestBytes;
+    const room = large ? this.pressureBytes : this.budget;
     if (this.held + bytes > room) {
       this.#act('refused_request');
       return false;

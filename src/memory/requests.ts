@@ -33,14 +33,19 @@ export function chargeRequest(request: object | null | undefined, bytes: number)
 
 /**
  * `request` is to hold `bytes` more, admitted only while the count with them fits the budget
- * ({@link MemoryAccountant.reserve}): true (and charged until the request is answered), or false
- * (nothing charged: the caller answers 503 ProxyBusy). Untracked: true.
+ * ({@link MemoryAccountant.reserve}; `admitted`: a later form of a request whose body was already
+ * admitted): true (and charged until the request is answered), or false (nothing charged: the
+ * caller answers 503 ProxyBusy). Untracked: true.
  */
-export function reserveRequest(request: object | null | undefined, bytes: number): boolean {
+export function reserveRequest(
+  request: object | null | undefined,
+  bytes: number,
+  admitted = false,
+): boolean {
   if (!request || bytes <= 0) return true;
   const charged = tracked.get(request);
   if (!charged) return true;
-  if (!charged.memory.reserve(bytes)) return false;
+  if (!charged.memory.reserve(bytes, admitted)) return false;
   charged.bytes += bytes;
   return true;
 }
