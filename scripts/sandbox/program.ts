@@ -137,11 +137,16 @@ export async function runSandboxProgram(program: SandboxProgram): Promise<void> 
   try {
     sandbox = await startSandbox({ port, hostname, token });
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    const hint = code === 'EADDRINUSE' ? ': pass --port N, or --port 0 for any free port' : '';
-    console.error(
-      `${program.name}: cannot listen on ${hostname}:${port}${hint} (${code ?? error})`,
-    );
+    const { code, syscall, message } = error as {
+      code?: string;
+      syscall?: string;
+      message: string;
+    };
+    if (syscall !== 'listen') console.error(`${program.name}: ${message}`);
+    else {
+      const hint = code === 'EADDRINUSE' ? ': pass --port N, or --port 0 for any free port' : '';
+      console.error(`${program.name}: cannot listen on ${hostname}:${port}${hint} (${code})`);
+    }
     process.exit(1);
   }
   const stream = sandbox.switches.stream;

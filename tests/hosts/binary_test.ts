@@ -11,7 +11,8 @@
  * `.env` beside it instead, with WORKERS=2: one deployment of two worker processes, drained on
  * SIGTERM with no process left (it reads the same variables and `.env` of the working directory
  * as `npx svc-gateway`: README.md "One file: the Node server as a single executable").
- * `--version` prints the package's version.
+ * `--version` prints the package's version; `sandbox` runs the sandbox upstream, whose printed
+ * variables point the executable at it (README.md "Developing without a master token").
  * SPEC "Startup behaviour and hosts" (Node server).
  */
 import assert from 'node:assert/strict';
@@ -175,6 +176,38 @@ Deno.test('the Node host as one executable: alone in a folder, env or .env, work
       assert.equal(await alive(alone.pid), false);
     });
 
+    await t.step('sandbox: its printed variables run the executable against it', async () => {
+      // the sandbox's modules and the schema text are bundled in (scripts/build_npm.ts inlines it)
+      const upstream = await startChildProcess({
+        command: [binary, 'sandbox', '--port', '0'],
+        cwd: folder,
+        env: {},
+        ready: /^(http:\/\/\S+)$/,
+      });
+      running.push(upstream);
+      const example = upstream.lines.find((line) => line.trim().startsWith('e.g. '))!;
+      const expected = `SVC_API_BASE=${upstream.url} SVC_TOKEN=${SANDBOX_TOKEN} ${binary}`;
+      assert.equal(example.trim(), `e.g. ${expected}`, upstream.lines.join('\n'));
+      const gateway = await startChildProcess({
+        command: [binary],
+        cwd: folder,
+        env: { SVC_API_BASE: upstream.url, SVC_TOKEN: SANDBOX_TOKEN, PORT: '0' },
+        ready: READY,
+      });
+      running.push(gateway);
+      const res = await fetch(`${gateway.url}/svc/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: operationBody('MyBotRole', WORLD_IDS.bot1),
+      });
+      const body = await res.text();
+      assert.equal(res.status, 200, body);
+      assert.ok(body.includes('"data"') && !body.includes('"errors"'), body);
+      for (const child of [gateway, upstream]) {
+        await child.stop();
+        assert.equal((await child.exited).code, 0, child.errors.join('\n'));
+      }
+    });
     await t.step('.env beside it, WORKERS=2: two workers, drained on SIGTERM', async () => {
       const dotenv = [`SVC_TOKEN=${SANDBOX_TOKEN}`, `SVC_API_BASE=${sandbox.url}`, 'PORT=0'];
       await Deno.writeTextFile(`${folder}/.env`, [...dotenv, 'WORKERS=2', ''].join('\n'));
