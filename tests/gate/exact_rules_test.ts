@@ -7,6 +7,8 @@
  *   account keeps access no longer;
  * - a cached answer never outlives the session token's exp: a token that expires while cached
  *   is 401 AuthSessionRequired, with no backend call;
+ * - the token's issuer must equal <CLIENT_BACKEND_URL>/auth/v1 ("Authentication" 2): a prefix of
+ *   it, or more after it, is 401 with no backend call;
  * - a request that names a resource and no bot still runs steps 18 and 20 ("Order in which a
  *   GraphQL body is checked"): an id bound to another account's bot is 403 ResourceNotAllowed,
  *   on both hosts.
@@ -82,6 +84,29 @@ async function cacheUntilExp(cluster: PostgresCluster) {
   }
 }
 
+/** The issuer must equal <CLIENT_BACKEND_URL>/auth/v1: a prefix of it or more after it is 401. */
+async function issuerExactly(cluster: PostgresCluster) {
+  const backend = await startBackend(cluster);
+  try {
+    const users = await seedAccounts(backend);
+    const { gate, calls } = gateWithClock(backend);
+    const right = `${backend.rest.url}/auth/v1`;
+    for (
+      const issuer of [`${backend.rest.url}/auth`, `${right}/x`, `${right}x`, backend.rest.url]
+    ) {
+      const jwt = await backend.rest.mintUserToken(users.a.id, { issuer });
+      const verdict = await gate.admit(`Bearer ${jwt}`);
+      assert.ok('refused' in verdict, `issuer ${issuer} was admitted`);
+      assert.equal(verdict.refused.code, 'AuthSessionRequired');
+    }
+    assert.equal(calls(), 0, 'refused with no backend call');
+    const jwt = await backend.rest.mintUserToken(users.a.id, { issuer: right });
+    assert.ok('session' in await gate.admit(`Bearer ${jwt}`), 'the right issuer is admitted');
+  } finally {
+    await backend.stop();
+  }
+}
+
 async function resourceWithoutBot(cluster: PostgresCluster, kind: HostKind) {
   await withGateOn(
     kind,
@@ -130,6 +155,10 @@ Deno.test('gate on: exact rules of the cache and the fences', async (t) => {
     await t.step(
       'an answer never outlives the token exp (401, no backend call)',
       () => cacheUntilExp(cluster),
+    );
+    await t.step(
+      "the issuer must equal the backend project's (401, no backend call)",
+      () => issuerExactly(cluster),
     );
     for (const kind of HOSTS) {
       await t.step(

@@ -3,16 +3,19 @@
  * would loosen while every other test passes, on both hosts (SPEC "Checks before any route" 1,
  * 2 and 6; "Order in which a GraphQL body is checked" 1 and 18):
  *
- * - the Host must equal an allowed name: a name that only ends with one is refused;
+ * - the Host must equal an allowed name: a name that only ends with one is refused, and an entry
+ *   with a port answers that port only;
  * - a loopback name is one exactly: `127.0.0.1.<anything>` is a name like any other;
  * - the host check is asked first: a request failing both checks is ProxyHostForbidden, and it
  *   applies under the admin prefix too;
  * - `sec-fetch-site: same-site` is no pass (only same-origin and none are);
  * - the own-origin comparison includes the port;
  * - step 1 reads the media type itself, not a parameter or a longer type that holds its name;
- * - step 18 runs for a request that names a resource and no bot.
+ * - step 18 runs for a request that names a resource and no bot;
+ * - gate off, an empty bot fence refuses BotNotAllowed (AuthTenantForbidden is the gate's, step 19).
  *
- * One gateway per host for the whole file; every refusal reaches nothing upstream.
+ * One gateway per host for the checks (one more for the empty fence); every refusal reaches
+ * nothing upstream.
  */
 import assert from 'node:assert/strict';
 import {
@@ -26,9 +29,11 @@ import { withGateway } from '../helpers/setup.ts';
 
 const Q = JSON.stringify({ query: '{ currentUser { id } }' });
 const ALLOWED = 'gw.example.com';
+/** An allowed entry with a port: it answers that port only. */
+const WITH_PORT = 'port.example.com:8443';
 const LISTED = 'https://app.example.com';
 const ENV = {
-  ALLOWED_HOSTS: ALLOWED,
+  ALLOWED_HOSTS: `${ALLOWED},${WITH_PORT}`,
   ALLOWED_ORIGINS: LISTED,
   ADMIN_PASSWORD: 'operator-password-0123456789',
 };
@@ -56,7 +61,9 @@ for (const kind of HOSTS) {
       const own = new URL(url);
 
       await t.step('the allowed name and a loopback name pass (the baseline)', async () => {
-        for (const host of [ALLOWED, `${ALLOWED}:8443`, '127.0.0.1.localhost', own.host]) {
+        for (
+          const host of [ALLOWED, `${ALLOWED}:8443`, WITH_PORT, '127.0.0.1.localhost', own.host]
+        ) {
           const res = await rawRequest(url, post(host), Q);
           assert.equal(res.status, 200, `${host}: ${res.body}`);
         }
@@ -75,6 +82,16 @@ for (const kind of HOSTS) {
           });
         },
       );
+
+      await t.step('an entry with a port answers that port only', async () => {
+        await assertNothingReached(sandbox, async () => {
+          for (const host of ['port.example.com:9999', 'port.example.com', 'port.example.com:80']) {
+            const res = await rawRequest(url, post(host), Q);
+            assert.equal(res.status, 403, `${host}: ${res.body}`);
+            assert.equal(codeOf(res.body), 'ProxyHostForbidden', host);
+          }
+        });
+      });
 
       await t.step(
         '127.0.0.1.<anything> is not a loopback name: 403 ProxyHostForbidden',
@@ -222,6 +239,20 @@ for (const kind of HOSTS) {
           }
         },
       );
+    });
+  });
+
+  Deno.test(`[${kind}] gate off, an empty frozen bot fence: 403 BotNotAllowed, not the gate's code`, async () => {
+    await withGateway(kind, { options: { allowedBotIds: [] } }, async ({ sandbox, gateway }) => {
+      await assertNothingReached(sandbox, async () => {
+        const query = `{ bot(id: "${'a'.repeat(24)}") { id } }`;
+        const message = await assertRefusal(
+          await postGraphql(gateway.url, { query }),
+          403,
+          'BotNotAllowed',
+        );
+        assert.equal(message, `Bot ${'a'.repeat(24)} is not one this deployment may use`);
+      });
     });
   });
 }
