@@ -12,6 +12,7 @@ import { memoryScenario } from './memory.ts';
 import { metricsScenario } from './metrics.ts';
 import { overheadScenario } from './overhead.ts';
 import { relayScenario } from './relay.ts';
+import { requestMemoryScenario } from './request_memory.ts';
 import { targetsScenario } from './targets.ts';
 
 /** Every scenario, in run order. */
@@ -24,4 +25,5 @@ export const SCENARIOS: readonly Scenario[] = [
   metricsScenario,
   memoryScenario,
   longDocumentScenario,
+  requestMemoryScenario,
 ];
