@@ -2,8 +2,11 @@
  * The shell commands of the user-facing documents (```sh blocks of README.md and docs/*.md).
  * Every line must be a command this test knows, and each is checked against what exists: a
  * `deno task` names a task of deno.json; a `deno run` a file; the package name and bin are the
- * ones scripts/build_npm.ts emits; a curl URL a route of the gateway; the benchmark's flags its
- * own; an assignment a variable of .env.example. The ones that can run here do: the migrations
+ * ones scripts/build_npm.ts emits, installed from the tarball `npm pack` writes in npm/ (the package
+ * is not on the registry: `npm install svc-gateway` is refused), the bin's and its `sandbox`
+ * subcommand's flags their own; a curl URL a route of the gateway; the benchmark's flags its own;
+ * an assignment a variable of .env.example, and a written-out SVC_TOKEN the sandbox's test token
+ * with the sandbox's default URL. The ones that can run here do: the migrations
  * loop of docs/backend.md (psql against a real PostgreSQL), its bucket SQL, the metrics lines of
  * docs/operations.md (a Deno host started exactly as written), and the client size measurement
  * of docs/client.md, whose figure must still hold.
@@ -14,6 +17,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { DEFAULTS } from '../../src/config/defaults.ts';
 import { PUBLISH_KEY_HEADER } from '../../src/routes/publishing/publish_key.ts';
+import { SANDBOX_TOKEN } from '../../scripts/sandbox/mod.ts';
+import { SANDBOX_PORT } from '../../scripts/sandbox/program.ts';
 import { migrationFiles, startPostgres } from '../fixtures/db/postgres.ts';
 import {
   blocksOf,
@@ -57,10 +62,39 @@ const benchFlags = new Set(
 );
 const buildNpm = readFileSync(join(ROOT, 'scripts/build_npm.ts'), 'utf8');
 const buildBinary = readFileSync(join(ROOT, 'scripts/build_binary.ts'), 'utf8');
-const binFlags = new Set(
-  [...readFileSync(join(ROOT, 'hosts/node/main.ts'), 'utf8').matchAll(/^\s+(\w+): \{ type: '/gm)]
-    .map((m) => `--${m[1]}`),
-);
+/** The `--name` flags a module declares as parseArgs options (`  name: { type: '...' }` lines). */
+function flagsOf(path: string): Set<string> {
+  const text = readFileSync(join(ROOT, path), 'utf8');
+  return new Set([...text.matchAll(/^\s+(\w+): \{ type: '/gm)].map((m) => `--${m[1]}`));
+}
+const binMain = readFileSync(join(ROOT, 'hosts/node/main.ts'), 'utf8');
+const binFlags = flagsOf('hosts/node/main.ts');
+const sandboxFlags = flagsOf('scripts/sandbox/program.ts');
+const packageName = /name: '([\w-]+)'/.exec(buildNpm)![1];
+
+/** The first `--flag` of `args` not in `known`, as a problem, or null. */
+function unknownFlag(args: string, known: Set<string>, who: string): string | null {
+  const unknown = [...args.matchAll(/--[a-z]+/g)].find((f) => !known.has(f[0]));
+  return unknown ? `${who} has no flag ${unknown[0]}` : null;
+}
+
+/**
+ * A written-out SVC_TOKEN (not a `<placeholder>`) must be the sandbox's test token, with
+ * SVC_API_BASE the URL `svc-gateway sandbox` listens on by default: no other token is ever
+ * written in a document.
+ */
+function writtenTokenProblem(assignments: string): string | null {
+  const values = new Map(
+    [...assignments.matchAll(/([A-Z][A-Z0-9_]*)=(\S+)/g)].map((a) => [a[1], a[2]]),
+  );
+  const token = values.get('SVC_TOKEN');
+  if (token === undefined || token.startsWith('<')) return null;
+  if (token !== SANDBOX_TOKEN) return "a written-out SVC_TOKEN that is not the sandbox's";
+  const base = `http://127.0.0.1:${SANDBOX_PORT}`;
+  return values.get('SVC_API_BASE') === base
+    ? null
+    : `the sandbox token without SVC_API_BASE=${base}`;
+}
 
 /** Checks one command (its leading assignments removed); the problem, or null. */
 function problemOf(command: string): string | null {
@@ -73,18 +107,29 @@ function problemOf(command: string): string | null {
   }
   m = /^deno (?:run|test) (?:-\S+ )*(\S+\.ts)/.exec(command);
   if (m) return exists(m[1]) ? null : `no file ${m[1]}`;
-  if (command === 'npm install svc-gateway') {
-    return /name: 'svc-gateway'/.test(buildNpm) ? null : 'the package is not named svc-gateway';
+  if (/^npm install svc-gateway(@|\s|$)/.test(command)) {
+    return 'svc-gateway is not on the npm registry: install the tarball npm pack writes';
   }
-  if (/^npx svc-gateway(\s|$)/.test(command)) {
-    return /'svc-gateway': 'hosts\/node\/main.ts'/.test(buildNpm) ? null : 'no bin svc-gateway';
+  m = /^npm install \S*\/([\w-]+)-<version>\.tgz$/.exec(command);
+  if (m) return m[1] === packageName ? null : `npm pack writes ${packageName}-<version>.tgz`;
+  m = /^(.+) && \(cd npm && npm pack\)$/.exec(command);
+  if (m) {
+    // npm/ is where scripts/build_npm.ts swaps the built package in (its `final` folder)
+    if (!buildNpm.includes("const final = join(root, 'npm');")) return 'build_npm writes no npm/';
+    return problemOf(m[1]);
+  }
+  m = /^npx svc-gateway(?:\s+(sandbox)(?=\s|$))?(.*)$/.exec(command);
+  if (m) {
+    if (!/'svc-gateway': 'hosts\/node\/main.ts'/.test(buildNpm)) return 'no bin svc-gateway';
+    if (m[1] === undefined) return unknownFlag(m[2], binFlags, 'the bin');
+    if (!binMain.includes("command === 'sandbox'")) return 'the bin has no sandbox subcommand';
+    return unknownFlag(m[2], sandboxFlags, 'svc-gateway sandbox');
   }
   m = /^(\S*svc-gateway-node)(\s.*)?$/.exec(command);
   if (m) {
     // the single executable: where scripts/build_binary.ts writes it, with the bin's own flags
     if (!buildBinary.includes(`'${m[1]}'`)) return `scripts/build_binary.ts writes no ${m[1]}`;
-    const unknown = [...(m[2] ?? '').matchAll(/--[a-z]+/g)].filter((f) => !binFlags.has(f[0]));
-    return unknown.length ? `the bin has no flag ${unknown[0][0]}` : null;
+    return unknownFlag(m[2] ?? '', binFlags, 'the bin');
   }
   m = /^curl .*?(https?:\/\/[^\s'"]+)/.exec(command);
   if (m) {
@@ -108,7 +153,7 @@ Deno.test('every shell line of the documents names what exists', () => {
     for (const a of assignments[1].matchAll(/([A-Z][A-Z0-9_]*)=/g)) {
       if (!variables.has(a[1])) problems.push(`${where}: ${a[1]} is not a variable`);
     }
-    const problem = problemOf(assignments[2]);
+    const problem = problemOf(assignments[2]) ?? writtenTokenProblem(assignments[1]);
     if (problem) problems.push(`${where}: ${problem}: ${text}`);
   }
   assert.deepEqual(problems, []);

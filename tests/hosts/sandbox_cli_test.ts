@@ -18,6 +18,8 @@ import { createClient } from 'graphql-ws';
 import { type ChildProcess, startChildProcess } from '../../scripts/host_process.ts';
 import { SANDBOX_TOKEN, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
 import { DEMO_SUBSCRIPTION } from '../../scripts/demo/relay.ts';
+import { SANDBOX_PORT } from '../../scripts/sandbox/program.ts';
+import { blocksOf, userDocs } from '../docs/docs.ts';
 import { createPackageApp } from './package_app.ts';
 
 /** The sandbox prints its URL alone on its first line. */
@@ -27,6 +29,18 @@ const BOT_QUERY = 'query Bot($botID: BotID!) { bot(id: $botID) { id title } }';
 
 /** The bin as npx runs it, inside the app. */
 const BIN = 'node_modules/.bin/svc-gateway';
+
+/**
+ * The README's copy of what the sandbox prints (the `text` block of "Developing without a master
+ * token"), listening at `url`'s address instead of the default port's.
+ */
+function readmeCopy(url: string): string[] {
+  const readme = userDocs().find((doc) => doc.path === 'README.md')!;
+  const section = readme.text.indexOf('### Developing without a master token');
+  const before = readme.text.slice(0, section).split('\n').length;
+  const block = blocksOf(readme).find((b) => b.lang === 'text' && b.line >= before)!;
+  return block.text.replaceAll(`127.0.0.1:${SANDBOX_PORT}`, new URL(url).host).split('\n');
+}
 
 /** Runs `npx svc-gateway <args>` in `dir` to its end. */
 async function npx(dir: string, ...args: string[]) {
@@ -95,6 +109,7 @@ Deno.test('svc-gateway sandbox: the printed variables run the gateway against it
       assert.ok(sandbox.lines.some((line) => line.trim() === `e.g. ${example}`), printed);
       assert.ok(printed.includes(WORLD_IDS.bot1), printed);
       assert.deepEqual(sandbox.errors, []);
+      assert.deepEqual(sandbox.lines, readmeCopy(sandbox.url), "the README's copy");
     });
 
     const gateway = await startChildProcess({
