@@ -366,6 +366,12 @@ export const DEFAULTS = {
   refusedValueLogWindowMs: 60_000,
   refusedValueLogLines: 20,
   refusedValueLogChars: 200,
+  /**
+   * A bot's name: at most this many characters once trimmed (past it 422 BadBotName: SPEC
+   * "Database hint mapping", name_too_long). svc_auth_check_name (supabase/migrations/20261123231000_svc_auth.sql) holds the
+   * same number for the sign-up routes; tests/admin/upstream_routes_test.ts holds the two together.
+   */
+  botNameMaxChars: 100,
   /** `svc-gateway --workers` / WORKERS: at most this many worker processes. */
   workersMax: 64,
   /** Worker processes replaced in one minute before the deployment stops (exit 1). */

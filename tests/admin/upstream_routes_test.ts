@@ -9,6 +9,7 @@ import { SANDBOX_TOKEN, upstreamError, WORLD_IDS } from '../../scripts/sandbox/m
 import { assertNothingReached, assertRefusal, forwarded } from '../helpers/assertions.ts';
 import { HOSTS } from '../helpers/gateway.ts';
 import { withGateway } from '../helpers/setup.ts';
+import { DEFAULTS } from '../../src/config/defaults.ts';
 import { admin, FAST, json, PASSWORD, unlock } from './helpers.ts';
 import type {
   AdminBotAnswer,
@@ -21,6 +22,20 @@ import type {
 
 // the deployment's own workspace is B (one bot): its last bot is never deletable
 const ENV = { ADMIN_PASSWORD: PASSWORD, SVC_WORKSPACE_ID: WORLD_IDS.workspaceB };
+
+/** A bot name at the bound (DEFAULTS.botNameMaxChars characters); one more is refused. */
+const LONGEST_NAME = 'N'.repeat(DEFAULTS.botNameMaxChars);
+
+Deno.test("the bot-name bound is the sign-up routes' (svc_auth_check_name), 100", async () => {
+  const sql = await Deno.readTextFile(
+    new URL('../../supabase/migrations/20261123231000_svc_auth.sql', import.meta.url),
+  );
+  assert.match(
+    sql,
+    new RegExp(`char_length\\(btrim\\(p_name\\)\\) > ${DEFAULTS.botNameMaxChars}\\b`),
+  );
+  assert.equal(DEFAULTS.botNameMaxChars, 100);
+});
 
 for (const kind of HOSTS) {
   Deno.test(`[${kind}] overview, health, workspace and bot detail`, async () => {
@@ -147,10 +162,15 @@ for (const kind of HOSTS) {
           'AdminWorkspaceRequired',
         );
         for (
-          const body of [{ workspaceId: WORLD_IDS.workspaceA }, {
-            workspaceId: WORLD_IDS.workspaceA,
-            name: '  ',
-          }, 'not json']
+          const body of [
+            { workspaceId: WORLD_IDS.workspaceA },
+            {
+              workspaceId: WORLD_IDS.workspaceA,
+              name: '  ',
+            },
+            { workspaceId: WORLD_IDS.workspaceA, name: LONGEST_NAME + 'x' },
+            'not json',
+          ]
         ) {
           const res = await admin(gateway.url, '/bots', { method: 'POST', cookie, body });
           const code = typeof body === 'string' ? 'InvalidRequest' : 'BadBotName';
@@ -170,11 +190,11 @@ for (const kind of HOSTS) {
         await admin(gateway.url, '/bots', {
           method: 'POST',
           cookie,
-          body: { workspaceId: WORLD_IDS.workspaceA, name: 'Fresh' },
+          body: { workspaceId: WORLD_IDS.workspaceA, name: LONGEST_NAME },
         }),
         201,
       );
-      assert.equal(created.title, 'Fresh');
+      assert.equal(created.title, LONGEST_NAME);
       assert.equal(created.recorded, false);
       assert.equal(sandbox.world.bot(created.id)?.workspaceId, WORLD_IDS.workspaceA);
       await assertRefusal(

@@ -28,15 +28,18 @@ import { databaseFailed } from './tenants.ts';
 import type { AdminBotAnswer, AdminBotDeleted } from './types.ts';
 import { tokenMissing, upstreamFailed } from './upstream_reads.ts';
 
-const NAME_MAX = 200;
+/** The one bound of a bot's name, the sign-up routes' too (svc_auth_check_name). */
+const NAME_MAX = DEFAULTS.botNameMaxChars;
 
 function badName(): Response {
   return refuse('BadBotName', `A bot needs a name (1-${NAME_MAX} characters, not blank)`);
 }
 
+/** The name as given, or null when it is blank or over NAME_MAX characters once trimmed. */
 function nameOf(body: unknown): string | null {
   const name = stringField(body, 'name');
-  return name !== null && name.length <= NAME_MAX ? name : null;
+  if (name === null || name.trim() === '') return null;
+  return [...name.trim()].length <= NAME_MAX ? name : null;
 }
 
 /** Deletes upstream; true when the bot is gone (deleted now, or already). */
