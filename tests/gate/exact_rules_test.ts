@@ -11,7 +11,7 @@
  *   it, or more after it, is 401 with no backend call;
  * - a request that names a resource and no bot still runs steps 18 and 20 ("Order in which a
  *   GraphQL body is checked"): an id bound to another account's bot is 403 ResourceNotAllowed,
- *   on both hosts.
+ *   to an account with other bots and to one with none, on both hosts.
  */
 import assert from 'node:assert/strict';
 import { createGateOn } from '../../src/admission/gate_on.ts';
@@ -131,6 +131,12 @@ async function resourceWithoutBot(cluster: PostgresCluster, kind: HostKind) {
           'ResourceNotAllowed',
         );
         assert.equal(message, 'The id in this request belongs to another workspace');
+        // an account with no bot owns no resource either
+        await assertRefusal(
+          await postGraphql(gateway.url, { query }, bearer(users.c.jwt)),
+          403,
+          'ResourceNotAllowed',
+        );
       });
       // the owner's account may name it, and an unknown id passes (bound mode)
       const own = await postGraphql(gateway.url, { query }, bearer(users.b.jwt));
