@@ -13,7 +13,13 @@ import type { Refusal } from '../http/error_codes.ts';
 import { SOCKET_STEPS } from '../admission/steps.ts';
 import type { Core } from '../core.ts';
 import { scrubCloseReason, scrubErrors } from '../graphql/mod.ts';
-import { createRelay, type Relay, type ResultLike, type SubscribeVerdict } from '../ws/mod.ts';
+import {
+  CLOSE,
+  createRelay,
+  type Relay,
+  type ResultLike,
+  type SubscribeVerdict,
+} from '../ws/mod.ts';
 import type { Admission, AdmittedSession } from '../ws/mod.ts';
 import { answerLearner } from './graphql.ts';
 import { upstreamSocketFactory, upstreamSocketUrl } from '../upstream/socket_proxy.ts';
@@ -21,17 +27,6 @@ import { upstreamSocketFactory, upstreamSocketUrl } from '../upstream/socket_pro
 /** An admitted socket's session as the relay carries it: the gate's session inside. */
 export interface SocketSession extends AdmittedSession {
   gate: Session;
-}
-
-/** The gate-off (or misconfigured) admission of a connection_init payload. */
-export async function admitSocketGateOff(core: Core, payload: unknown): Promise<Admission> {
-  const token = (payload as { authToken?: unknown } | null)?.authToken;
-  const verdict = await core.gate.admit(typeof token === 'string' ? token : null);
-  if ('refused' in verdict) {
-    return { ok: false, closeCode: 4500, reason: verdict.refused.code };
-  }
-  const session: SocketSession = { gate: verdict.session, expiresAt: verdict.session.expiresAt };
-  return { ok: true, session };
 }
 
 /**
@@ -57,7 +52,11 @@ function verdictOf(state: GraphqlState, refused: Refusal | null): SubscribeVerdi
   const core = state.core;
   if (refused) {
     if (refused.code === 'ProxyFenceUnavailable' && core.config.auth.state !== 'on') {
-      return { ok: false, closeCode: 1013, reason: 'ProxyFenceUnavailable' };
+      return {
+        ok: false,
+        closeCode: CLOSE.fenceUnavailable.code,
+        reason: CLOSE.fenceUnavailable.reason,
+      };
     }
     return { ok: false, code: refused.code, message: refused.message };
   }
@@ -73,12 +72,12 @@ function verdictOf(state: GraphqlState, refused: Refusal | null): SubscribeVerdi
 }
 
 /**
- * The relay for this core. `admit` is the gate's socket admission (the
- * gate-off one by default).
+ * The relay for this core. `admit` is the gate's socket admission of a connection_init payload
+ * (src/admission/socket_admission.ts admitSocket, gate on or off).
  */
 export function createCoreRelay(
   core: Core,
-  admit: (payload: unknown) => Promise<Admission> = (p) => admitSocketGateOff(core, p),
+  admit: (payload: unknown) => Promise<Admission>,
 ): Relay {
   const wsUrl = upstreamSocketUrl(core.config.upstream);
   return createRelay({
