@@ -149,6 +149,19 @@ export async function readCappedText(
   return { text };
 }
 
+/** The index past the closing quote of the string whose content starts at `from`. */
+function stringEnd(text: string, from: number): number {
+  let at = from;
+  while (true) {
+    const quote = text.indexOf('"', at);
+    if (quote < 0) return text.length;
+    let slash = quote - 1;
+    while (slash >= at && text.charCodeAt(slash) === 0x5c) slash--;
+    if ((quote - 1 - slash) % 2 === 0) return quote + 1; // not escaped: an even run of backslashes
+    at = quote + 1;
+  }
+}
+
 /**
  * Bytes the parsed value of the JSON `text` holds at most (docs/operations.md "Memory"): the
  * smaller of `memoryParsedPerByte` a character and `memoryParsedPerMark` a structural mark
@@ -157,14 +170,12 @@ export async function readCappedText(
  * string (a GraphQL document) is counted at its strings, a wide array of objects at its marks.
  */
 export function parsedJsonCost(text: string): number {
+  const length = text.length;
   let marks = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // a backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
+  let i = 0;
+  while (i < length) {
+    const c = text.charCodeAt(i++);
+    if (c === 0x22) i = stringEnd(text, i);
     else if (c === 0x7b || c === 0x5b || c === 0x2c || c === 0x3a) marks++;
   }
   return Math.min(

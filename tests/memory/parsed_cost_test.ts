@@ -66,4 +66,8 @@ Deno.test('marks inside strings are not counted; escaped quotes keep the string 
   assert.ok(perChar(marked) <= perChar(plain) + 0.1, `${perChar(marked)} a character`);
   const { memoryParsedPerByte: perByte, memoryParsedPerMark: perMark } = DEFAULTS;
   assert.equal(parsedJsonCost('[{},{}]'), Math.min(7 * perByte, 4 * perMark + 7 * 2));
+  // an escaped backslash closes its string: the objects after it are counted
+  const afterBackslash = '["\\\\"' + ',{}'.repeat(100) + ']';
+  const expected = 201 * perMark + afterBackslash.length * 2;
+  assert.equal(parsedJsonCost(afterBackslash), Math.min(afterBackslash.length * perByte, expected));
 });
