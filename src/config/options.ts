@@ -5,6 +5,7 @@
 
 import type { PostText } from '../upstream/outbound.ts';
 import type { UpstreamFactory } from '../ws/mod.ts';
+import type { NumberLike } from './parse.ts';
 
 /** Tuning of the request-time bot fence (SPEC "Options": fence). All in ms. */
 export interface FenceOptions {
@@ -43,7 +44,7 @@ export interface AdminThrottleOptions {
 }
 
 /** A number, or a string read as one (environment style). */
-export type NumberLike = number | string;
+export type { NumberLike };
 
 /** Every option of the spec's options table, plus the host hooks below. */
 export interface SvcProxyOptions {

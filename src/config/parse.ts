@@ -2,7 +2,9 @@
  * Small readers that turn option or environment values into typed settings.
  * SPEC "Limits" > "Options" (the effect column).
  */
-import type { NumberLike } from './options.ts';
+
+/** A number option as given: a number, or its text (an environment value). */
+export type NumberLike = number | string;
 
 /** A value with only whitespace around it, or none: undefined. Trimmed otherwise. */
 export function text(value: string | undefined | null): string | undefined {

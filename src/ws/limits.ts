@@ -10,6 +10,7 @@
  * a caller (tests) may override any of them through {@link relayLimits}.
  */
 import { DEFAULTS } from '../config/defaults.ts';
+import { ceiling } from '../config/parse.ts';
 
 /** Fixed socket ceilings (bytes, frames, ms), read from the one table of defaults. */
 export const SOCKET_LIMITS = {
@@ -90,8 +91,8 @@ export function minimumBufferCap(limits: SocketLimits): number {
 
 /**
  * Builds the relay's limits: the given options over the fixed ceilings. A value that is not a
- * positive finite number falls back to its default (SPEC "Options": "a ceiling given as
- * something other than a positive number falls back to the default"). The low-water mark is
+ * positive finite number falls back to its default (the one rule of src/config/parse.ts
+ * `ceiling`). The low-water mark is
  * kept at or below the high-water mark, the cap at or above {@link minimumBufferCap}, and the JSON
  * depth at or below DEFAULTS.jsonDepthHardMax.
  */
@@ -100,7 +101,7 @@ export function relayLimits(given: Partial<RelayLimits> = {}): RelayLimits {
   const out = { ...base };
   for (const key of Object.keys(base) as (keyof RelayLimits)[]) {
     const value = given[key];
-    if (typeof value === 'number' && Number.isFinite(value) && value > 0) out[key] = value;
+    out[key] = ceiling(typeof value === 'number' ? value : undefined, base[key]);
   }
   out.lowWaterBytes = Math.min(out.lowWaterBytes, out.highWaterBytes);
   out.bufferCapBytes = Math.max(out.bufferCapBytes, minimumBufferCap(out));
