@@ -44,7 +44,13 @@ import { eventLoopLagMs, processLines } from './observability/process_metrics.ts
 import { routeOf } from './observability/route_names.ts';
 import { noteRefusedCaller, RefusedValueLog } from './observability/refused_values.ts';
 import { DEFAULTS } from './config/defaults.ts';
-import { openWsUpstream, type RelaySocket, type RelayStats } from './ws/mod.ts';
+import {
+  offersRelaySubprotocol,
+  openWsUpstream,
+  RELAY_SUBPROTOCOL,
+  type RelaySocket,
+  type RelayStats,
+} from './ws/mod.ts';
 import { MemoryAccountant } from './memory/accountant.ts';
 import { garbageCollector, residentReader } from './memory/resident.ts';
 import { releaseRequest, trackRequest } from './memory/requests.ts';
@@ -365,10 +371,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
         noteRefusedCaller(refusedValues, callerRefused.code, request, false);
         return { kind: 'refuse', response: plainResponse(403, 'Forbidden') };
       }
-      const offered = (request.headers.get('sec-websocket-protocol') ?? '').split(',').map((p) =>
-        p.trim()
-      );
-      if (!offered.includes('graphql-transport-ws')) {
+      if (!offersRelaySubprotocol(request.headers.get('sec-websocket-protocol'))) {
         return { kind: 'refuse', response: plainResponse(403, 'Forbidden') };
       }
       const full = relay.admitUpgrade();
@@ -379,7 +382,7 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
         }
         return { kind: 'refuse', response };
       }
-      return { kind: 'accept', protocol: 'graphql-transport-ws' };
+      return { kind: 'accept', protocol: RELAY_SUBPROTOCOL };
     },
     acceptSocket: (socket) => relay.accept(socket),
     metricsText: ownText,

@@ -16,7 +16,6 @@ import {
   type SocketListener,
   type UpstreamSocket,
 } from '../../src/ws/mod.ts';
-import { admitWithoutGate } from '../../src/ws/gate_off.ts';
 import { MemoryAccountant } from '../../src/memory/accountant.ts';
 import { residentReader } from '../../src/memory/resident.ts';
 import process from 'node:process';
@@ -63,7 +62,7 @@ async function relayOnce(frames: number, memory: MemoryAccountant | undefined): 
     upstreamWsUrl: 'ws://upstream.invalid/graphql',
     token: () => 'bench-token',
     limits: { wsMaxSockets: 10, wsPreAuthSockets: 10, wsInitTimeoutMs: 5_000 },
-    admit: admitWithoutGate,
+    admit: () => Promise.resolve({ ok: true, session: {} }), // the gate off: every socket admitted
     checkSubscribe: (payload) => ({ ok: true, payload: payload as never }),
     rewriteErrors: (result) => result,
     rewriteCloseReason: (reason) => reason,

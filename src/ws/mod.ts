@@ -28,8 +28,7 @@ export {
   openWsUpstream,
   type WsUpstreamOptions,
 } from './ws_socket.ts';
-export { admitWithoutGate } from './gate_off.ts';
-export { classifyUpgrade, isWebSocketUpgrade, offersRelaySubprotocol } from './upgrade.ts';
+export { offersRelaySubprotocol } from './upgrade.ts';
 export {
   minimumBufferCap,
   RELAY_OPTION_DEFAULTS,

@@ -66,7 +66,7 @@ export interface RelayDeps {
   limits: RelayOptions & Partial<RelayLimits>;
   /**
    * The gate seam: decides on the browser's connection_init payload (object or null). A throw
-   * closes 4401 Unauthorized. Gate off: `admitWithoutGate`.
+   * closes 4401 Unauthorized. Gate on or off: src/admission/socket_admission.ts `admitSocket`.
    */
   admit(initPayload: unknown): Promise<Admission>;
   /**

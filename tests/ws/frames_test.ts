@@ -13,8 +13,8 @@ import {
   serialiseSubscribe,
   utf8Length,
 } from '../../src/ws/frames.ts';
+import { classifyUpgrade } from './fixtures/hosts.ts';
 import {
-  classifyUpgrade,
   CLOSE,
   CLOSE_REASON_MAX_BYTES,
   passesThrough,
@@ -169,7 +169,7 @@ Deno.test('limits: defaults, overrides, and bad values fall back', () => {
   assert.deepEqual([o.wsMaxSockets, o.wsPreAuthSockets, o.wsInitTimeoutMs], [3, 32, 5_000]);
 });
 
-Deno.test('upgrade matching: path, upgrade header, subprotocol', () => {
+Deno.test("the test hosts' upgrade matching: path, upgrade header, subprotocol", () => {
   const p = '/svc/graphql';
   assert.equal(classifyUpgrade(p, p, 'websocket', 'graphql-transport-ws'), 'relay');
   assert.equal(classifyUpgrade(p, p, 'WebSocket', 'a, graphql-transport-ws'), 'relay');
