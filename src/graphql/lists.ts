@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { DEFAULTS } from '../config/defaults.ts';
 
 /**
  * Root fields always refused with 403 AccountOperationBlocked, gate on or off
@@ -177,7 +178,7 @@ export interface AnalysisLimits {
 
 /** Default analysis ceilings (see {@link AnalysisLimits}). */
 export const ANALYSIS_LIMITS: Readonly<AnalysisLimits> = Object.freeze({
-  maxResourcesPerRequest: 500,
+  maxResourcesPerRequest: DEFAULTS.resourceIdsPerRequest,
   maxVariableNodesWalked: 10_000,
   maxSelectionDepth: 256,
 });
