@@ -161,6 +161,11 @@ const CASES: Record<string, Case> = {
     assert.equal(ok.status, 200, 'the same answer as through the route');
     assert.equal(s.front.calls.length, links, 'no link is made without the service role');
   },
+  'svc_recovery_caller_check()': async (s, w) => {
+    await refused(s, 'svc_recovery_caller_check', {}, w.m, 403, 'rank');
+    const ok = await call(s, 'svc_recovery_caller_check', {}, w.a);
+    assert.ok(ok.status === 200 || ok.status === 204, `an owner passes (${ok.status})`);
+  },
   'svc_posts_list(text)': async (s, w) => {
     await refused(s, 'svc_posts_list', { p_bot_id: w.a0 }, w.b, 403, 'bot_not_allowed');
     const own = await call(s, 'svc_posts_list', { p_bot_id: w.a0 }, w.a);
