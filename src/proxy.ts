@@ -39,6 +39,7 @@ import { createMetrics } from './observability/metrics.ts';
 import { createLogger, envelopeCode } from './observability/log.ts';
 import { createTracing } from './observability/tracing.ts';
 import { knownText } from './http/preread.ts';
+import { JSON_BODY_PER_BYTE } from './http/body.ts';
 import { metricsResponse } from './observability/metrics_route.ts';
 import { eventLoopLagMs, processLines } from './observability/process_metrics.ts';
 import { routeOf } from './observability/route_names.ts';
@@ -94,6 +95,14 @@ export interface SvcProxy {
    * builds over its own request (hosts/node/lean.ts).
    */
   upgrade(request: SvcRequest, conn?: ConnInfo): UpgradeDecision;
+  /**
+   * Room in the memory budget for a body of `declared` bytes a host reads whole before the core
+   * sees the request (src/http/preread.ts; docs/operations.md "Memory": counted from the first
+   * byte): a release function (idempotent; call it once the answer is sent, however the request
+   * ended), or null when it does not fit (the host then leaves the body to the core's read, which
+   * reserves or refuses it after the checks before any route).
+   */
+  readAhead(declared: number): (() => void) | null;
   /** Hands an upgraded browser socket to the relay (right after `upgrade` accepted, same tick). */
   acceptSocket(socket: RelaySocket): void;
   /**
@@ -383,6 +392,19 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
         return { kind: 'refuse', response };
       }
       return { kind: 'accept', protocol: RELAY_SUBPROTOCOL };
+    },
+    readAhead(declared) {
+      const memory = core.memory;
+      const bytes = Math.max(0, declared) * JSON_BODY_PER_BYTE;
+      if (memory === null) return () => {};
+      // not counted as a refused request: the core's own read refuses it, or finds room
+      if (!memory.fits(bytes)) return null;
+      memory.charge(bytes);
+      let held = true;
+      return () => {
+        if (held) memory.release(bytes);
+        held = false;
+      };
     },
     acceptSocket: (socket) => relay.accept(socket),
     metricsText: ownText,

@@ -59,18 +59,26 @@ export function denoHandler(proxy: SvcProxy, closing = createClosingConnections(
     }
     if (request.method === 'POST' && rawPath(request.url) === proxy.config.httpPath) {
       // the common path (docs/benchmarks.md "The gateway's own cost"): a small body read whole
-      // (Deno's fast path, not the stream), the core's PlainAnswer, no Headers object to fill
-      if (mayPreread(request.headers.get('content-length'))) {
-        const body = await request.arrayBuffer().catch(() => null);
-        // the caller went away mid-body (docs/operations.md "Faults"): nobody reads an answer,
-        // nothing is logged
-        if (body === null) return plainResponse(400, 'Bad Request');
-        withPrereadBody(request, new Uint8Array(body));
+      // (Deno's fast path, not the stream), the core's PlainAnswer, no Headers object to fill;
+      // read ahead only with room in the memory budget, held until it is answered
+      // (src/http/preread.ts), else left to the core's read
+      const length = request.headers.get('content-length');
+      const readAhead = mayPreread(length) ? proxy.readAhead(Number(length)) : null;
+      try {
+        if (readAhead) {
+          const body = await request.arrayBuffer().catch(() => null);
+          // the caller went away mid-body (docs/operations.md "Faults"): nobody reads an answer,
+          // nothing is logged
+          if (body === null) return plainResponse(400, 'Bad Request');
+          withPrereadBody(request, new Uint8Array(body), true);
+        }
+        const answer = await proxy.handleGraphql(request, conn);
+        if (answer.headers.connection !== undefined) closes(request, info);
+        const headers = plainHeadersFor(request, answer.headers);
+        return new Response(answer.body, { status: answer.status, headers });
+      } finally {
+        readAhead?.();
       }
-      const answer = await proxy.handleGraphql(request, conn);
-      if (answer.headers.connection !== undefined) closes(request, info);
-      const headers = plainHeadersFor(request, answer.headers);
-      return new Response(answer.body, { status: answer.status, headers });
     }
     const response = await proxy.handle(request, conn);
     if (response === null) return plainResponse(404, 'Not Found');

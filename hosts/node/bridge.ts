@@ -73,7 +73,8 @@ function webHeaders(req: IncomingMessage): Headers {
 /**
  * The Web Request for a node request (`origin` is e.g. http://127.0.0.1:8000).
  * A body that declared at most 64 KiB is read whole first (cheaper than a
- * stream); any other body is a stream the core reads under its ceiling.
+ * stream) when `readAhead` (the host holds room for it in the memory budget:
+ * `SvcProxy.readAhead`); any other body is a stream the core reads under its ceiling.
  * `signal` (hosts/node/caller_signal.ts) becomes the Request's signal: it aborts when the
  * caller goes away, and the core cancels its upstream call on it (docs/operations.md "Faults").
  */
@@ -81,17 +82,18 @@ export async function toRequest(
   req: IncomingMessage,
   origin: string,
   signal?: AbortSignal,
+  readAhead = false,
 ): Promise<Request> {
   const method = req.method ?? 'GET';
   const url = new URL(req.url ?? '/', origin);
   const headers = webHeaders(req);
   if (method === 'GET' || method === 'HEAD') return new Request(url, { method, headers, signal });
-  if (mayPreread(req.headers['content-length'])) {
+  if (readAhead && mayPreread(req.headers['content-length'])) {
     const bytes = await readSmallBody(req);
     // A JSON body (every JSON route reads through readCappedBytes) goes beside the Request
     // instead of in it: no Web stream for the common path.
     if (JSON_TYPE.test(headers.get('content-type') ?? '')) {
-      return withPrereadBody(new Request(url, { method, headers, signal }), bytes);
+      return withPrereadBody(new Request(url, { method, headers, signal }), bytes, true);
     }
     return new Request(url, { method, headers, signal, body: bytes as Uint8Array<ArrayBuffer> });
   }

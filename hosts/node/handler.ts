@@ -25,6 +25,7 @@ import type { SvcProxy } from '../../src/proxy.ts';
 import { adaptWsSocket } from '../../src/ws/mod.ts';
 import { sendResponse, toRequest } from './bridge.ts';
 import { answerLean, takesLeanPath, upgradeRequest } from './lean.ts';
+import { mayPreread } from '../../src/http/preread.ts';
 import { headerLines } from './raw_headers.ts';
 import { responseAbortSignal } from './caller_signal.ts';
 import { mayClaim, pathOf } from './gateway_paths.ts';
@@ -107,12 +108,16 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
     }
     const path = pathOf(req.url);
     if (!mayClaim(proxy.config, path)) return next();
+    // a small body is read ahead only with room in the memory budget, held until it is answered
+    // (src/http/preread.ts); without, the core reads it and reserves or refuses it
+    const length = req.headers['content-length'];
+    const readAhead = mayPreread(length) ? proxy.readAhead(Number(length)) : null;
     try {
       const conn = { remoteAddress: req.socket.remoteAddress };
-      if (takesLeanPath(req, path, proxy.config.httpPath)) {
+      if (readAhead && takesLeanPath(req, path, proxy.config.httpPath)) {
         return await answerLean(proxy, req, res, originOf(req), conn);
       }
-      const request = await toRequest(req, originOf(req), responseAbortSignal(res));
+      const request = await toRequest(req, originOf(req), responseAbortSignal(res), !!readAhead);
       const response = await proxy.handle(request, conn);
       if (response === null) return next();
       await sendResponse(req, res, response);
@@ -122,6 +127,8 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
       const cors = () => corsHeaders(proxy.config, upgradeRequest(req, new URL(originOf(req))));
       if (!res.headersSent) res.writeHead(500, cors()).end();
       else res.destroy();
+    } finally {
+      readAhead?.();
     }
   }
 

@@ -53,7 +53,10 @@ export function sendPlainAnswer(
   res.writeHead(answer.status, headers).end(answer.body);
 }
 
-/** Reads the body, lets the core answer, writes the answer (see the module comment). */
+/**
+ * Reads the body, lets the core answer, writes the answer (see the module comment). The caller
+ * holds room for the body in the memory budget (`SvcProxy.readAhead`) until this returns.
+ */
 export async function answerLean(
   proxy: SvcProxy,
   req: IncomingMessage,
@@ -70,6 +73,7 @@ export async function answerLean(
     // the browser going away cancels the upstream call (docs/operations.md "Faults")
     signal: responseSignal(res),
   };
-  withPrereadBody(request, whole);
+  // counted by the room the handler reserved before the read (SvcProxy.readAhead)
+  withPrereadBody(request, whole, true);
   sendPlainAnswer(req, res, await proxy.handleGraphql(request, conn));
 }

@@ -3,7 +3,7 @@
  * reserved in the memory budget from its first byte (docs/operations.md "Memory").
  */
 import { type Refusal, refusal } from './error_codes.ts';
-import { prereadBody } from './preread.ts';
+import { prereadBody, prereadCounted } from './preread.ts';
 import { DEFAULTS } from '../config/defaults.ts';
 import { chargeRequest, reserveRequest } from '../memory/requests.ts';
 import { memoryBusy } from '../admission/in_flight.ts';
@@ -63,6 +63,8 @@ export async function readCappedBytes(
   const preread = prereadBody(request);
   if (preread !== undefined) {
     if (preread.byteLength > limit) return 'over';
+    // counted by the host's reservation until the answer is sent (src/http/preread.ts)
+    if (prereadCounted(request)) return preread as Uint8Array<ArrayBuffer>;
     return reserve(preread.byteLength) ? preread as Uint8Array<ArrayBuffer> : 'busy';
   }
   if (!request.body) return new Uint8Array(0);
@@ -139,15 +141,20 @@ export async function readCappedText(
   limit: number,
   always = false,
 ): Promise<{ text: string } | { refused: Refusal }> {
-  const { memoryBodyBytesPerByte, memoryJsonPerByte, memoryParsedPerByte } = DEFAULTS;
-  const perByte = memoryBodyBytesPerByte + memoryJsonPerByte + memoryParsedPerByte;
-  const bytes = await readCappedBytes(request, limit, perByte, always);
+  const bytes = await readCappedBytes(request, limit, JSON_BODY_PER_BYTE, always);
   if (bytes === 'over') return { refused: tooLarge(limit) };
   if (bytes === 'busy') return { refused: memoryBusy() };
   const text = UTF8.decode(bytes);
-  chargeRequest(request, parsedJsonCost(text) - bytes.byteLength * memoryParsedPerByte);
+  chargeRequest(request, parsedJsonCost(text) - bytes.byteLength * DEFAULTS.memoryParsedPerByte);
   return { text };
 }
+
+/**
+ * What a JSON body reserves a byte from its first byte (docs/operations.md "Memory"): its bytes,
+ * text and forwarded form, and its parsed value at the worst shape's bytes a byte.
+ */
+export const JSON_BODY_PER_BYTE = DEFAULTS.memoryBodyBytesPerByte + DEFAULTS.memoryJsonPerByte +
+  DEFAULTS.memoryParsedPerByte;
 
 /** The index past the closing quote of the string whose content starts at `from`. */
 function stringEnd(text: string, from: number): number {

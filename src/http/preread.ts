@@ -10,7 +10,11 @@
  *   so the Node host writes it with one `end()` instead of reading the Response's stream
  *   ({@link knownText}). The Response itself is complete: any other host reads it as usual.
  *
- * Both tables are WeakMaps: nothing outlives the request or answer it belongs to.
+ * Memory (docs/operations.md "Memory"): a host asks the proxy for room before it reads a body ahead
+ * (`SvcProxy.readAhead`), so such a body is counted from its first byte too; without room it
+ * leaves the body to the core's read, which reserves or refuses it.
+ *
+ * The tables are weak: nothing outlives the request or answer it belongs to.
  */
 
 import type { SvcRequest } from './request.ts';
@@ -28,12 +32,27 @@ export function mayPreread(contentLength: string | null | undefined): boolean {
 }
 
 const PREREAD = new WeakMap<SvcRequest, Uint8Array>();
+const COUNTED = new WeakSet<SvcRequest>();
 const KNOWN = new WeakMap<Response, string>();
 
-/** Registers `bytes` as the body of `request` (built without one); returns the request. */
-export function withPrereadBody<R extends SvcRequest>(request: R, bytes: Uint8Array): R {
+/**
+ * Registers `bytes` as the body of `request` (built without one); returns the request. `counted`:
+ * the host reserved them in the memory budget before it read them (`SvcProxy.readAhead`) and
+ * holds that reservation until the answer is sent, so the core does not count them again.
+ */
+export function withPrereadBody<R extends SvcRequest>(
+  request: R,
+  bytes: Uint8Array,
+  counted = false,
+): R {
   PREREAD.set(request, bytes);
+  if (counted) COUNTED.add(request);
   return request;
+}
+
+/** Whether the body a host read ahead for `request` is counted by the host's reservation. */
+export function prereadCounted(request: SvcRequest): boolean {
+  return COUNTED.has(request);
 }
 
 /** The bytes a host read ahead for `request`, if any. */

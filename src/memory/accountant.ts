@@ -201,14 +201,18 @@ export class MemoryAccountant {
    */
   reserve(bytes: number, admitted = false): boolean {
     if (bytes <= 0) return true;
-    const large = !admitted && bytes >= DEFAULTS.memoryLargeRequestBytes;
-    const room = large ? this.pressureBytes : this.budget;
-    if (this.held + bytes > room) {
+    if (!this.fits(bytes, admitted)) {
       this.#act('refused_request');
       return false;
     }
     this.add(bytes);
     return true;
+  }
+
+  /** Whether {@link reserve} would admit `bytes` now (nothing counted or done). */
+  fits(bytes: number, admitted = false): boolean {
+    const large = !admitted && bytes >= DEFAULTS.memoryLargeRequestBytes;
+    return this.held + bytes <= (large ? this.pressureBytes : this.budget);
   }
 
   /**

@@ -6,7 +6,8 @@
  *   `svc_memory_held_bytes` moves by what they reserve, the next large body is answered 503
  *   ProxyBusy with retry-after (counted as `refused_request`) and nothing reaches the upstream,
  *   while a small POST still passes; once the held ones are cut off, the gauge is back at 0 and
- *   the large body passes;
+ *   the large body passes; bodies small enough for a host to read them whole before the core sees
+ *   the request are counted from their first byte the same way;
  * - the same on a JSON route (the publish queue's callback, whose body is read after its key).
  */
 import assert from 'node:assert/strict';
@@ -43,10 +44,11 @@ async function heldBody(
   path: string,
   headers: Record<string, string>,
   chunked: boolean,
+  bytes = BODY_BYTES,
 ): Promise<Deno.Conn> {
   const { hostname, port } = new URL(url);
   const conn = await Deno.connect({ hostname, port: Number(port) });
-  const body = paddedBody(BODY_BYTES);
+  const body = paddedBody(bytes);
   const sent = body.slice(0, body.length / 2);
   const lines = [
     `POST ${path} HTTP/1.1`,
@@ -93,6 +95,38 @@ async function fillAndRelease(
   assert.equal(await metric(gateway, HELD), 0);
 }
 
+/** Under the 64 KiB a host reads whole before the core sees the request (src/http/preread.ts). */
+const SMALL_BYTES = 60_000;
+
+/**
+ * Bodies a host reads ahead are counted from their first byte too: as many as fit, held halfway,
+ * fill the budget (their room taken before the read), the next is left to the core, which refuses
+ * it 503 ProxyBusy with nothing forwarded; once they are cut off the count is back at 0 and it
+ * passes.
+ */
+async function smallBodiesReadAhead(gateway: HostProcess, sandbox: Sandbox): Promise<void> {
+  const each = SMALL_BYTES * PER_BYTE;
+  const fit = Math.floor(BUDGET / each);
+  const held: Deno.Conn[] = [];
+  try {
+    for (let i = 0; i < fit; i++) {
+      held.push(await heldBody(gateway.url, '/svc/graphql', {}, false, SMALL_BYTES));
+    }
+    await until(async () => await metric(gateway, HELD) >= fit * each, 10_000, 'read ahead');
+    const refused = await assertNothingReached(
+      sandbox,
+      () => postGraphql(gateway.url, paddedBody(SMALL_BYTES)),
+    );
+    assert.equal(refused.headers.get('retry-after'), String(DEFAULTS.busyRetryAfterSeconds));
+    await assertRefusal(refused, 503, 'ProxyBusy');
+  } finally {
+    for (const conn of held) conn.close();
+  }
+  await until(async () => await metric(gateway, HELD) === 0, 10_000, 'the count back at 0');
+  const passes = await postGraphql(gateway.url, paddedBody(SMALL_BYTES));
+  assert.equal(passes.status, 200, await passes.text());
+}
+
 /** The publish queue's callback with its key: its body is read before any database call. */
 const PUBLISH_DUE = '/svc/publishing/publish-due';
 const PUBLISH_KEY = { 'x-svc-publish-key': SECRET };
@@ -127,6 +161,7 @@ for (const kind of ['deno', 'node'] as const satisfies readonly HostKind[]) {
               (body) => postGraphql(gateway.url, body),
               async (res) => assert.equal(res.status, 200, await res.text()),
             );
+            await smallBodiesReadAhead(gateway, sandbox);
           } finally {
             await gateway.stop();
           }
