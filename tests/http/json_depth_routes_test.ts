@@ -21,7 +21,6 @@ import { withGateway } from '../helpers/setup.ts';
 const LIMIT = DEFAULTS.jsonMaxDepth;
 const HARD_MAX = DEFAULTS.jsonDepthHardMax;
 const SECRET = 'publishing-secret-0123456789';
-const POST_ID = '00000000-0000-4000-8000-000000000001';
 
 /** `{"<key>":<arrays>}` of depth `depth` (the object is 1). */
 const deepObject = (depth: number, key = 'x', extra = '') =>
