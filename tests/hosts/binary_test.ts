@@ -16,10 +16,9 @@
  * SPEC "Startup behaviour and hosts" (Node server).
  */
 import assert from 'node:assert/strict';
-import { createClient } from 'graphql-ws';
 import { type ChildProcess, ROOT, startChildProcess } from '../../scripts/host_process.ts';
 import { SANDBOX_TOKEN, startSandbox, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
-import { DEMO_SUBSCRIPTION } from '../../scripts/demo/relay.ts';
+import { subscribeToEnd } from './subscribe.ts';
 import { FOREIGN_BOT, operationBody } from '../../scripts/demo/traffic.ts';
 import { PACKAGE_VERSION } from '../../hosts/node/version.ts';
 import { assertNothingReached, assertRefusal, forwarded } from '../helpers/assertions.ts';
@@ -71,28 +70,6 @@ async function writeSite(dir: string): Promise<void> {
   for (const [path, text] of Object.entries(SITE)) {
     await Deno.mkdir(`${dir}/${path}`.replace(/\/[^/]+$/, ''), { recursive: true });
     await Deno.writeTextFile(`${dir}/${path}`, text);
-  }
-}
-
-/** Every `next` payload of one subscription through `url`, until it completes. */
-async function subscribeToEnd(url: string): Promise<unknown[]> {
-  const client = createClient({
-    url: `${url.replace(/^http/, 'ws')}/svc/graphql`,
-    webSocketImpl: WebSocket,
-    retryAttempts: 0,
-    lazy: true,
-  });
-  try {
-    const payloads: unknown[] = [];
-    await new Promise<void>((resolve, reject) => {
-      client.subscribe(
-        { query: DEMO_SUBSCRIPTION, variables: { botID: WORLD_IDS.bot1 } },
-        { next: (p) => void payloads.push(p), error: reject, complete: resolve },
-      );
-    });
-    return payloads;
-  } finally {
-    await client.dispose();
   }
 }
 

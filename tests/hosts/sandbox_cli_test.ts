@@ -14,10 +14,9 @@
  * included; npx then exits 130 for the signal.
  */
 import assert from 'node:assert/strict';
-import { createClient } from 'graphql-ws';
 import { type ChildProcess, startChildProcess } from '../../scripts/host_process.ts';
 import { SANDBOX_TOKEN, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
-import { DEMO_SUBSCRIPTION } from '../../scripts/demo/relay.ts';
+import { subscribeToEnd } from './subscribe.ts';
 import { SANDBOX_PORT } from '../../scripts/sandbox/program.ts';
 import { blocksOf, userDocs } from '../docs/docs.ts';
 import { createPackageApp } from './package_app.ts';
@@ -62,28 +61,6 @@ function printedVariables(lines: string[]): Record<string, string> {
     if (m) variables[m[1]] = m[2];
   }
   return variables;
-}
-
-/** Every `next` payload of one subscription through the gateway at `origin`, to its end. */
-async function subscribeToEnd(origin: string): Promise<unknown[]> {
-  const client = createClient({
-    url: `${origin.replace(/^http/, 'ws')}/svc/graphql`,
-    webSocketImpl: WebSocket,
-    retryAttempts: 0,
-    lazy: true,
-  });
-  try {
-    const payloads: unknown[] = [];
-    await new Promise<void>((resolve, reject) => {
-      client.subscribe(
-        { query: DEMO_SUBSCRIPTION, variables: { botID: WORLD_IDS.bot1 } },
-        { next: (p) => void payloads.push(p), error: reject, complete: resolve },
-      );
-    });
-    return payloads;
-  } finally {
-    await client.dispose();
-  }
 }
 
 Deno.test('svc-gateway sandbox: the printed variables run the gateway against it', async (t) => {
