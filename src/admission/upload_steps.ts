@@ -4,7 +4,7 @@
  * token, tenant, bot fence): see UPLOAD_STEPS in steps.ts.
  */
 import { refusal } from '../http/error_codes.ts';
-import { botIdValues, UPLOAD_PATHS } from '../routes/rest_uploads.ts';
+import { botIdValues, UPLOAD_PATHS } from './upload_paths.ts';
 import type { Step } from './chain.ts';
 import type { GraphqlState as S } from './graphql_state.ts';
 

@@ -16,7 +16,7 @@ import {
   text,
 } from './parse.ts';
 import type { AuthConfig, ConfigProblem, ResolvedConfig, ResourceFenceMode } from './resolved.ts';
-import { resolveMemoryBudget } from '../memory/budget.ts';
+import { resolveMemoryBudget } from './memory_budget.ts';
 
 /** The master token: option token, else env[tokenEnv]; whitespace anywhere means missing (SPEC "Authentication" 1). */
 export function resolveToken(options: SvcProxyOptions, env: Env, tokenEnv: string): string | null {

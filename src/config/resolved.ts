@@ -3,7 +3,7 @@
  * resolved once at startup and frozen. SPEC "Configuration states" and "Options".
  */
 
-import type { MemoryBudget } from '../memory/budget.ts';
+import type { MemoryBudget } from './memory_budget.ts';
 
 /** Session gate state (SPEC "Configuration states"). */
 export type GateState = 'on' | 'off' | 'misconfigured';

@@ -10,6 +10,15 @@
  */
 import { MAX_IDS_LEARNED_PER_ANSWER } from './learn.ts';
 
+/**
+ * Reads the answer's bytes as they pass (as the upstream sent them): `push` for each chunk, then
+ * `whole` once when the answer was read to its end (never for one cut, failed or cancelled).
+ */
+export interface AnswerReader {
+  push(chunk: Uint8Array): void;
+  whole(): void;
+}
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 

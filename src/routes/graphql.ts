@@ -4,10 +4,10 @@
  */
 import { runSteps } from '../admission/chain.ts';
 import { newState } from '../admission/graphql_state.ts';
+import { learnFromAnswer } from '../admission/answer_learning.ts';
 import type { GraphqlState } from '../admission/graphql_state.ts';
 import { HTTP_STEPS } from '../admission/steps.ts';
 import type { Core } from '../core.ts';
-import { idsInAnswer } from '../graphql/mod.ts';
 import type { PlainAnswer } from '../http/answer.ts';
 import type { SvcRequest } from '../http/request.ts';
 import { methodNotAllowedAnswer, refusalAnswer } from '../http/responses.ts';
@@ -84,31 +84,4 @@ async function forward(
   chargeRequest(state.request, outcome.answer.text.length * DEFAULTS.memoryAnswerPerChar);
   if (outcome.answer.status === 200) learnFromAnswer(state, outcome.answer.text);
   return upstreamAnswer(outcome.answer, cors, core.config.token);
-}
-
-/**
- * A request that named exactly one bot teaches the resource fence (SPEC "Resource binding
- * states"); the shared store notes the bindings (written once a caller names the ids).
- */
-export function learnFromAnswer(state: GraphqlState, text: string): void {
-  if (state.core.resourceFence.mode === 'off' || state.bots.size !== 1) return;
-  answerLearner(state)(text);
-}
-
-/**
- * {@link learnFromAnswer} for every answer to one request that named exactly one bot (a
- * subscription's next frames): the bot and the ids the request carried are read once, and an
- * answer carrying no id costs its scan only.
- */
-export function answerLearner(state: GraphqlState): (text: string) => void {
-  const fence = state.core.resourceFence;
-  const [bot] = state.bots;
-  const carried = new Set(state.analyses.flatMap((a) => a.resources.map((r) => r.id)));
-  return (text) => {
-    if (fence.mode === 'off') return;
-    const ids = idsInAnswer(text);
-    if (ids.length === 0) return;
-    const learned = fence.learn(bot, ids, carried); // not inside `?.(...)`: it must always run
-    state.core.resourceStore?.learned(bot, learned);
-  };
 }

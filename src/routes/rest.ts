@@ -20,9 +20,9 @@ import { methodNotAllowed, refusalResponse } from '../http/responses.ts';
 import { applySecurityHeaders } from '../http/security_headers.ts';
 import { redactText } from '../http/token_redaction.ts';
 import { answerTooLarge, fetchWithDeadline } from '../upstream/outbound.ts';
-import { type AnswerReader, pipedAnswer } from '../upstream/piped_answer.ts';
-import { AnswerIdScanner } from '../graphql/learn_stream.ts';
-import { UPLOAD_PATHS, type UploadRoute, uploadSearch } from './rest_uploads.ts';
+import { pipedAnswer } from '../upstream/piped_answer.ts';
+import { uploadAnswerLearner } from '../admission/answer_learning.ts';
+import { UPLOAD_PATHS, type UploadRoute, uploadSearch } from '../admission/upload_paths.ts';
 import { chargeRequest } from '../memory/requests.ts';
 
 /** Handles every path under the api prefix (`rest` is the part after the prefix). */
@@ -100,33 +100,9 @@ async function forwardUpload(
   const answerType = answer.headers.get('content-type');
   if (answerType) out.set('content-type', redactText(answerType, core.config.token));
   if (!answer.body) outcome.done();
-  const learner = answer.status === 200 ? answerLearner(state, search) : undefined;
+  const learner = answer.status === 200 ? uploadAnswerLearner(state, search) : undefined;
   const body = answer.body
     ? pipedAnswer(answer.body, maxBytes, outcome.done, core.config.token, learner)
     : null;
   return new Response(body, { status: answer.status, headers: out });
-}
-
-/**
- * What a bot-scoped upload's answer teaches the resource fence (SPEC "Resource binding states": an
- * upstream answer to a request that named exactly one bot binds each id it carries to that bot, at
- * most 5,000 ids read per answer): the ids are read as the answer is piped, and learned once it
- * was read whole. The ids the request carried (its forwarded query, `search`) are skipped, as the
- * bot's own id is by the fence. Undefined when there is nothing to learn for.
- */
-function answerLearner(state: GraphqlState, search: string): AnswerReader | undefined {
-  const fence = state.core.resourceFence;
-  if (fence.mode === 'off' || state.bots.size !== 1) return undefined;
-  const [bot] = state.bots;
-  const carried = new Set([...new URLSearchParams(search).values()].map((v) => v.toLowerCase()));
-  const scanner = new AnswerIdScanner();
-  return {
-    push: (chunk) => scanner.push(chunk),
-    whole: () => {
-      const ids = scanner.ids();
-      if (ids.length === 0) return;
-      const learned = fence.learn(bot, ids, carried);
-      state.core.resourceStore?.learned(bot, learned);
-    },
-  };
 }

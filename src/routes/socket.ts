@@ -21,7 +21,7 @@ import {
   type SubscribeVerdict,
 } from '../ws/mod.ts';
 import type { Admission, AdmittedSession } from '../ws/mod.ts';
-import { answerLearner } from './graphql.ts';
+import { answerLearner } from '../admission/answer_learning.ts';
 import { upstreamSocketFactory, upstreamSocketUrl } from '../upstream/socket_proxy.ts';
 
 /** An admitted socket's session as the relay carries it: the gate's session inside. */

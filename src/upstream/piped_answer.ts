@@ -9,15 +9,7 @@
  * docs/operations.md "The master token in answers").
  */
 import { TokenRedactor } from '../http/token_redaction.ts';
-
-/**
- * Reads the answer's bytes as they pass (as the upstream sent them): `push` for each chunk, then
- * `whole` once when the answer was read to its end (never for one cut, failed or cancelled).
- */
-export interface AnswerReader {
-  push(chunk: Uint8Array): void;
-  whole(): void;
-}
+import type { AnswerReader } from '../graphql/learn_stream.ts';
 
 /**
  * A stream over `body` that passes at most `limit` bytes (counted as the upstream sent them), with

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { MemoryAccountant } from '../../src/memory/accountant.ts';
-import { readCgroupLimit, resolveMemoryBudget } from '../../src/memory/budget.ts';
+import { readCgroupLimit, resolveMemoryBudget } from '../../src/config/memory_budget.ts';
 import {
   chargeRequest,
   releaseRequest,

@@ -6,7 +6,7 @@
  */
 import { botNotAllowed } from '../../admission/fence_steps.ts';
 import { refusalResponse } from '../../http/responses.ts';
-import { botIdValues } from '../rest_uploads.ts';
+import { botIdValues } from '../../admission/upload_paths.ts';
 import { refuse } from './answers.ts';
 import type { PublishingRequest } from './context.ts';
 

@@ -9,9 +9,8 @@
  * `off` turns the accountant off (the benchmark's baseline).
  */
 import { readFileSync } from 'node:fs';
-import { DEFAULTS } from '../config/defaults.ts';
-import { ceiling } from '../config/parse.ts';
-import type { NumberLike } from '../config/options.ts';
+import { DEFAULTS } from './defaults.ts';
+import { ceiling, type NumberLike } from './parse.ts';
 
 /** The resolved budget. */
 export interface MemoryBudget {
