@@ -41,7 +41,7 @@ async function run(command: string[], cwd: string): Promise<string> {
 }
 
 /**
- * Packs npm/ and installs the tarball and `extra` packages (npm specs, e.g. 'vite@8') into a
+ * Packs npm/ and installs the tarball and `extra` packages (npm specs, e.g. 'vite@8.4.0', always an exact version) into a
  * fresh app directory holding `files` (relative path to content).
  */
 export async function createPackageApp(
