@@ -41,8 +41,8 @@ async function run(command: string[], cwd: string): Promise<string> {
 }
 
 /**
- * Packs npm/ and installs the tarball and `extra` packages (npm specs, e.g. 'vite@8.4.0', always an exact version) into a
- * fresh app directory holding `files` (relative path to content).
+ * Packs npm/ and installs the tarball and `extra` packages (npm specs at an exact version, e.g.
+ * 'vite@8.4.0') into a fresh app directory holding `files` (relative path to content).
  */
 export async function createPackageApp(
   files: Record<string, string>,
