@@ -4,6 +4,7 @@
  */
 import { type Refusal, refusal } from './error_codes.ts';
 import { prereadBody, prereadCounted } from './preread.ts';
+import { stringEnd } from './json_depth.ts';
 import { DEFAULTS } from '../config/defaults.ts';
 import { chargeRequest, reserveRequest } from '../memory/requests.ts';
 import { memoryBusy } from '../admission/in_flight.ts';
@@ -156,19 +157,6 @@ export async function readCappedText(
 export const JSON_BODY_PER_BYTE = DEFAULTS.memoryBodyBytesPerByte + DEFAULTS.memoryJsonPerByte +
   DEFAULTS.memoryParsedPerByte;
 
-/** The index past the closing quote of the string whose content starts at `from`. */
-function stringEnd(text: string, from: number): number {
-  let at = from;
-  while (true) {
-    const quote = text.indexOf('"', at);
-    if (quote < 0) return text.length;
-    let slash = quote - 1;
-    while (slash >= at && text.charCodeAt(slash) === 0x5c) slash--;
-    if ((quote - 1 - slash) % 2 === 0) return quote + 1; // not escaped: an even run of backslashes
-    at = quote + 1;
-  }
-}
-
 /**
  * Bytes the parsed value of the JSON `text` holds at most (docs/operations.md "Memory"): the
  * smaller of `memoryParsedPerByte` a character and `memoryParsedPerMark` a structural mark
@@ -182,7 +170,7 @@ export function parsedJsonCost(text: string): number {
   let i = 0;
   while (i < length) {
     const c = text.charCodeAt(i++);
-    if (c === 0x22) i = stringEnd(text, i);
+    if (c === 0x22) i = stringEnd(text, i - 1);
     else if (c === 0x7b || c === 0x5b || c === 0x2c || c === 0x3a) marks++;
   }
   return Math.min(

@@ -29,9 +29,10 @@ const CLOSE_OBJECT = 0x7d;
 
 /**
  * The index after the closing quote of the string whose opening quote is at `open`, or the text's
- * length when the string never closes.
+ * length when the string never closes. The one string skip of the gateway's JSON text scans (this
+ * depth, and the memory estimate of src/http/body.ts parsedJsonCost).
  */
-function stringEnd(text: string, open: number): number {
+export function stringEnd(text: string, open: number): number {
   let quote = text.indexOf('"', open + 1);
   while (quote !== -1) {
     let backslashes = 0;
