@@ -30,7 +30,8 @@ const CLOSE_OBJECT = 0x7d;
 /**
  * The index after the closing quote of the string whose opening quote is at `open`, or the text's
  * length when the string never closes. The one string skip of the gateway's JSON text scans (this
- * depth, and the memory estimate of src/http/body.ts parsedJsonCost).
+ * depth, the memory estimate of src/http/body.ts parsedJsonCost, the member test of
+ * src/http/media_type.ts).
  */
 export function stringEnd(text: string, open: number): number {
   let quote = text.indexOf('"', open + 1);

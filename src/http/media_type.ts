@@ -12,6 +12,7 @@
  * docs/routes.md "Refusals and their media type".
  */
 import type { PlainAnswer } from './answer.ts';
+import { stringEnd } from './json_depth.ts';
 
 /** The GraphQL over HTTP specification's response media type. */
 export const GRAPHQL_RESPONSE_MEDIA = 'application/graphql-response+json';
@@ -84,16 +85,6 @@ function isJsonType(type: string | undefined): boolean {
   return (semi === -1 ? type : type.slice(0, semi)).trim().toLowerCase() === 'application/json';
 }
 
-/** The index past the string starting at `text[start]` (a `"`), or -1 when it never ends. */
-function stringEnd(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5c) i++; // backslash: the next character is escaped
-    else if (c === 0x22) return i + 1;
-  }
-  return -1;
-}
-
 /** The index of the first character of `text` at or past `i` that is not JSON whitespace. */
 function skipSpace(text: string, i: number): number {
   while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
@@ -112,8 +103,7 @@ export function hasTopLevelMember(text: string, name: string): boolean {
   for (; i < text.length; i++) {
     const c = text[i];
     if (c === '"') {
-      const end = stringEnd(text, i);
-      if (end === -1) return false;
+      const end = stringEnd(text, i); // the text's length when the string never closes
       const key = depth === 1 && text[skipSpace(text, end)] === ':';
       if (key && end - i === name.length + 2 && text.startsWith(name, i + 1)) return true;
       i = end - 1;
