@@ -20,9 +20,9 @@ export const DEFAULTS = {
    */
   metricsPath: '/svc/metrics',
   /** Upper bounds (ms) of the upstream latency histogram's buckets. */
+  metricsBucketsMs: [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000],
   /** Traces: how long spans are batched before an export (ms). */
   traceExportDelayMs: 1_000,
-  metricsBucketsMs: [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000],
   /**
    * A worker deployment's scrape (docs/operations.md "Metrics of a worker deployment"): how long
    * the answering worker waits for the others (ms; one wait for all, asked at once), the largest
