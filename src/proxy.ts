@@ -92,7 +92,7 @@ export interface SvcProxy {
   /**
    * Decides a WebSocket upgrade before any socket exists. Reads the URL and the Host, Origin and
    * Sec-WebSocket-Protocol headers only: a Web Request, or the lighter {@link SvcRequest} a host
-   * builds over its own request (hosts/node/lean.ts).
+   * builds over its own request (hosts/node_http/lean.ts).
    */
   upgrade(request: SvcRequest, conn?: ConnInfo): UpgradeDecision;
   /**

@@ -8,7 +8,7 @@ import { quantile, runLoad } from '../scripts/bench/load.ts';
 import { cpuTimeMs, residentBytes } from '../scripts/bench/proc.ts';
 import { runnerOptions, runnerServer } from '../scripts/bench/gateway_runner.ts';
 import { serveDeno } from '../hosts/deno/server.ts';
-import { serveWithDenoServe as serveOnDenoServe } from '../hosts/deno/serve_handler.ts';
+import { serveWithDenoServe as serveOnDenoServe } from '../hosts/deno_parallel/serve_handler.ts';
 import { formatScenario, table } from '../scripts/bench/report.ts';
 import { compare, type Measurement } from '../scripts/bench/scenario.ts';
 import { benchRequest } from '../scripts/bench/document.ts';

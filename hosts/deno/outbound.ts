@@ -1,6 +1,6 @@
 /**
  * The Deno host's GraphQL forward (SPEC step 21): the same undici transport as the Node hosts
- * (hosts/node/outbound.ts: an EnvHttpProxyAgent when a proxy is set, so HTTPS_PROXY /
+ * (hosts/node_http/outbound.ts: an EnvHttpProxyAgent when a proxy is set, so HTTPS_PROXY /
  * HTTP_PROXY / NO_PROXY hold as they do for Deno's own fetch). Chosen over Deno's fetch by
  * measurement (docs/benchmarks.md "The gateway's own cost"): a fetch with a deadline needs an
  * AbortController and its signal per call, about 10 us of CPU per request on Deno 2.9; undici's
@@ -8,7 +8,7 @@
  */
 import type { PostText } from '../../src/upstream/outbound.ts';
 import { openWsUpstream, type UpstreamFactory } from '../../src/ws/mod.ts';
-import { proxyAwarePostText } from '../node/outbound.ts';
+import { proxyAwarePostText } from '../node_http/outbound.ts';
 
 /**
  * The host hooks the Deno host passes to createSvcProxy: the forward above, and the relay's

@@ -1,10 +1,10 @@
 /**
  * The Deno host (`deno task serve`): node:http and `ws` on the Deno runtime, the Node server's
- * own server (hosts/node/server.ts `createNodeServer`) over the core. SPEC "Startup behaviour and
+ * own server (hosts/node_http/server.ts `createNodeServer`) over the core. SPEC "Startup behaviour and
  * hosts".
  */
 import type { SvcProxy } from '../../src/proxy.ts';
-import { createNodeServer, listenOn } from '../node/server.ts';
+import { createNodeServer, listenOn } from '../node_http/server.ts';
 import { listenUrl } from '../env.ts';
 
 /** A running Deno host. */

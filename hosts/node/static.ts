@@ -19,7 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, sep } from 'node:path';
 import { methodNotAllowed, plainResponse } from '../../src/http/responses.ts';
 import { applySecurityHeaders } from '../../src/http/security_headers.ts';
-import { sendResponse } from './bridge.ts';
+import { sendResponse } from '../node_http/bridge.ts';
 
 /** Content types by lowercased extension; anything else is application/octet-stream. */
 export const CONTENT_TYPES: Readonly<Record<string, string>> = Object.freeze({

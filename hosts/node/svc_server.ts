@@ -18,10 +18,10 @@ import type { Env, SvcProxyOptions } from '../../src/config/options.ts';
 import { createSvcProxy, type SvcProxy } from '../../src/proxy.ts';
 import { bindAddress, isLoopbackBind, listenUrl, loadEnv } from '../env.ts';
 import { enterBasePath, normaliseBasePath } from './base_path.ts';
-import { isGatewayPath, pathOf } from './gateway_paths.ts';
-import { createNodeHandler } from './handler.ts';
-import { nodeOutbound } from './outbound.ts';
-import { createHostServer, listenOn, notFound } from './server.ts';
+import { isGatewayPath, pathOf } from '../node_http/gateway_paths.ts';
+import { createNodeHandler } from '../node_http/handler.ts';
+import { nodeOutbound } from '../node_http/outbound.ts';
+import { createHostServer, listenOn, notFound } from '../node_http/server.ts';
 import { createStaticHandler } from './static.ts';
 
 /** What createSvcServer takes; every field is optional. */

@@ -18,10 +18,10 @@ import type { Env, SvcProxyOptions } from '../../src/config/options.ts';
 import { refusal } from '../../src/http/error_codes.ts';
 import { plainResponse, refusalResponse } from '../../src/http/responses.ts';
 import { createSvcProxy } from '../../src/proxy.ts';
-import { sendResponse } from '../node/bridge.ts';
-import { createNodeHandler, refuseUpgrade, type SvcNodeHandler } from '../node/handler.ts';
-import { readEveryHeaderLine } from '../node/server.ts';
-import { nodeOutbound } from '../node/outbound.ts';
+import { sendResponse } from '../node_http/bridge.ts';
+import { createNodeHandler, refuseUpgrade, type SvcNodeHandler } from '../node_http/handler.ts';
+import { readEveryHeaderLine } from '../node_http/server.ts';
+import { nodeOutbound } from '../node_http/outbound.ts';
 import { restorePath } from './cfpath.ts';
 
 function answer(req: IncomingMessage, res: ServerResponse, response: Response): void {

@@ -22,10 +22,10 @@ import type { Duplex } from 'node:stream';
 import type { Env, SvcProxyOptions } from '../../src/config/options.ts';
 import { createSvcProxy } from '../../src/proxy.ts';
 import { isLoopbackBind } from '../env.ts';
-import { isGatewayPath, pathOf } from '../node/gateway_paths.ts';
-import { createNodeHandler } from '../node/handler.ts';
-import { notFound, readEveryHeaderLine } from '../node/server.ts';
-import { nodeOutbound } from '../node/outbound.ts';
+import { isGatewayPath, pathOf } from '../node_http/gateway_paths.ts';
+import { createNodeHandler } from '../node_http/handler.ts';
+import { notFound, readEveryHeaderLine } from '../node_http/server.ts';
+import { nodeOutbound } from '../node_http/outbound.ts';
 
 /** The part of Vite's resolved config the plugin reads. */
 export interface ViteConfigLike {

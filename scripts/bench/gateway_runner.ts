@@ -10,7 +10,7 @@
  *   leg without flow control; it cannot pause) instead of the host's `ws` one, for the relay
  *   scenario's comparison.
  * - SVC_BENCH_DENO_SERVE=1: served by Deno.serve with the fetch handler of `deno task
- *   serve:parallel` (hosts/deno/serve_handler.ts, Deno.upgradeWebSocket for the browser leg) in
+ *   serve:parallel` (hosts/deno_parallel/serve_handler.ts, Deno.upgradeWebSocket for the browser leg) in
  *   one process, instead of `serveDeno`'s node:http and `ws` (hosts/deno/server.ts): the Deno
  *   host before and after its switch, measured in the same run (scenarios relay and targets).
  *
@@ -21,7 +21,7 @@
 import { createSvcProxy, type SvcProxyOptions } from '../../mod.ts';
 import { bindAddress, isLoopbackBind } from '../../hosts/env.ts';
 import { serveDeno } from '../../hosts/deno/server.ts';
-import { serveWithDenoServe as serveOnDenoServe } from '../../hosts/deno/serve_handler.ts';
+import { serveWithDenoServe as serveOnDenoServe } from '../../hosts/deno_parallel/serve_handler.ts';
 import { denoOutbound } from '../../hosts/deno/outbound.ts';
 import { openWebSocketUpstream } from '../../src/ws/mod.ts';
 import { appOperations } from '../sandbox/mod.ts';

@@ -2,7 +2,7 @@
  * What the core reads of an incoming HTTP request on the GraphQL route and the checks before it
  * (SPEC "Checks before any route", "Order in which a GraphQL body is checked"): the method, the
  * absolute URL, header values by name, and the body. A Web `Request` is one; the Node host builds
- * a lighter one for the common path (hosts/node/lean.ts, docs/benchmarks.md "The gateway's own
+ * a lighter one for the common path (hosts/node_http/lean.ts, docs/benchmarks.md "The gateway's own
  * cost") so that path needs no Web Request, Headers or stream.
  */
 
@@ -15,7 +15,7 @@ export interface HeaderReader {
  * Aborts once when the caller goes away before its answer is written (the browser aborted, its
  * connection closed). A Web Request's `signal` is one (Deno.serve aborts it when the connection
  * closes); the node:http hosts (Node, and the Deno host on Deno) build one over the node response
- * (hosts/node/caller_signal.ts). The core hands it to the upstream call, which it cancels
+ * (hosts/node_http/caller_signal.ts). The core hands it to the upstream call, which it cancels
  * (docs/operations.md "Faults": an aborted call must not hold its in-flight slot until the
  * deadline).
  */

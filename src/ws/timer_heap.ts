@@ -9,7 +9,7 @@
  * Deadlines keep millisecond precision: entries due by the time the runtime timer fires run in
  * deadline order (ties in the order they were scheduled). Cancelling removes the entry at once,
  * so a long deadline cleared early (a socket's lifetime) holds nothing afterwards. The GraphQL
- * forward's deadline (hosts/node/dispatch_post.ts) shares the same heap: one entry per call
+ * forward's deadline (hosts/node_http/dispatch_post.ts) shares the same heap: one entry per call
  * instead of a runtime timer set and cleared per call.
  */
 

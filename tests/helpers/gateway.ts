@@ -7,7 +7,7 @@
  */
 import { createSvcProxy, type Env, type SvcProxyOptions } from '../../mod.ts';
 import { type DenoHost, serveDeno } from '../../hosts/deno/server.ts';
-import { serveWithDenoServe } from '../../hosts/deno/serve_handler.ts';
+import { serveWithDenoServe } from '../../hosts/deno_parallel/serve_handler.ts';
 import { denoOutbound } from '../../hosts/deno/outbound.ts';
 import { startChildProcess } from '../../scripts/host_process.ts';
 
@@ -16,7 +16,7 @@ export const HOSTS = ['deno', 'node'] as const;
 export type HostKind = (typeof HOSTS)[number];
 
 /**
- * The Deno.serve handler (hosts/deno/serve_handler.ts) that `deno task serve:parallel` runs in
+ * The Deno.serve handler (hosts/deno_parallel/serve_handler.ts) that `deno task serve:parallel` runs in
  * each worker: run beside HOSTS by the tests of what it does on its own (the Host parse,
  * connections answered `connection: close`, upgrades it does not claim).
  */

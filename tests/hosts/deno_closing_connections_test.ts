@@ -1,5 +1,5 @@
 /**
- * hosts/deno/closing_connections.ts: the Deno.serve handler's (`deno task serve:parallel`) memory
+ * hosts/deno_parallel/closing_connections.ts: the Deno.serve handler's (`deno task serve:parallel`) memory
  * of connections answered with `connection: close` holds at most its bound (the oldest forgotten
  * first), forgets an entry after its time, and a taken entry is gone (the drop ends that
  * connection). The dropped answer's body fails before its first byte. The raw-socket test is
@@ -11,7 +11,7 @@ import {
   connectionKey,
   createClosingConnections,
   droppedAnswer,
-} from '../../hosts/deno/closing_connections.ts';
+} from '../../hosts/deno_parallel/closing_connections.ts';
 import { DEFAULTS } from '../../src/config/defaults.ts';
 
 Deno.test('closing connections: bounded, oldest forgotten first', () => {

@@ -1,12 +1,16 @@
 /**
- * hosts/deno/connection_close.ts: the handler's `connection` header is left out exactly when the
+ * hosts/deno_parallel/connection_close.ts: the handler's `connection` header is left out exactly when the
  * request's Connection header lists `close` (Deno.serve then writes its own), on both answer shapes
  * the Deno.serve handler (`deno task serve:parallel`) returns: the core's PlainAnswer headers and a
  * Response, including one whose headers are immutable. The raw-socket test is
  * tests/http/oversize_socket_test.ts.
  */
 import assert from 'node:assert/strict';
-import { plainHeadersFor, requestCloses, responseFor } from '../../hosts/deno/connection_close.ts';
+import {
+  plainHeadersFor,
+  requestCloses,
+  responseFor,
+} from '../../hosts/deno_parallel/connection_close.ts';
 
 const request = (connection?: string) =>
   new Request('http://gw.test/svc/graphql', {

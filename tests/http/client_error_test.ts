@@ -1,5 +1,5 @@
 /**
- * A connection's own errors on the node:http hosts (hosts/node/pipelined.ts `answerClientError`,
+ * A connection's own errors on the node:http hosts (hosts/node_http/pipelined.ts `answerClientError`,
  * both hosts): bytes that are no request are answered 400, a head past node:http's header limit
  * 431, each with `Connection: close`, and the connection ends; nothing reaches the upstream. Bytes
  * that do not parse behind complete requests never overtake those requests' answers: each is

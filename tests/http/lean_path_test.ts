@@ -1,6 +1,6 @@
 /**
  * The Node host (docs/benchmarks.md "The gateway's own cost") answers a POST to the GraphQL route
- * with a small declared body on its common path (hosts/node/lean.ts: no Web Request or Response),
+ * with a small declared body on its common path (hosts/node_http/lean.ts: no Web Request or Response),
  * and every other body (chunked, or over 64 KiB declared) through the Web Request path. One core:
  * the same request must get the same answer on both paths and on the Deno host, and the upstream
  * must receive the same thing. Each case is sent three times over raw TCP: to the Node host with a

@@ -7,8 +7,8 @@ import process from 'node:process';
 
 const built = (path) => import(new URL(`../../npm/esm/${path}`, import.meta.url).href);
 const { createSvcProxy } = await built('mod.js');
-const { createNodeServer } = await built('hosts/node/server.js');
-const { nodeOutbound } = await built('hosts/node/outbound.js');
+const { createNodeServer } = await built('hosts/node_http/server.js');
+const { nodeOutbound } = await built('hosts/node_http/outbound.js');
 
 const { options, env } = JSON.parse(process.env.SVC_TEST_CONFIG ?? '{}');
 const proxy = createSvcProxy({ ...options, ...nodeOutbound() }, env);

@@ -12,7 +12,7 @@ import { DEFAULTS } from '../../src/config/defaults.ts';
 import { acceptableText, mergeDeployment } from '../../src/observability/aggregate.ts';
 import { createMetrics, type MetricGauges } from '../../src/observability/metrics.ts';
 import { createPrimaryMetrics } from '../../hosts/node/cluster_metrics.ts';
-import { createIsolateMetrics } from '../../hosts/deno/parallel_metrics.ts';
+import { createIsolateMetrics } from '../../hosts/deno_parallel/parallel_metrics.ts';
 import { sample } from './helpers.ts';
 
 /** One worker's exposition as the registry writes it. */

@@ -1,6 +1,6 @@
 /**
  * The Deno host under `deno serve --parallel` (docs/operations.md "Limits across processes";
- * hosts/deno/parallel.ts): three worker isolates on one port over one real PostgreSQL (shared
+ * hosts/deno_parallel/parallel.ts): three worker isolates on one port over one real PostgreSQL (shared
  * limits on). One startup report; the relay and its gate work there (a subscription relayed, the
  * socket ceiling held across the workers); the tenant's minute holds across them; SIGTERM ends the
  * process.
@@ -31,7 +31,7 @@ const COMMAND = [
   '127.0.0.1',
   '--port',
   '0',
-  `${ROOT}hosts/deno/parallel.ts`,
+  `${ROOT}hosts/deno_parallel/parallel.ts`,
 ];
 
 Deno.test('deno serve --parallel (3 workers): relay, checks and shared limits', async () => {

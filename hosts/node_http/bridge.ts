@@ -75,7 +75,7 @@ function webHeaders(req: IncomingMessage): Headers {
  * A body that declared at most 64 KiB is read whole first (cheaper than a
  * stream) when `readAhead` (the host holds room for it in the memory budget:
  * `SvcProxy.readAhead`); any other body is a stream the core reads under its ceiling.
- * `signal` (hosts/node/caller_signal.ts) becomes the Request's signal: it aborts when the
+ * `signal` (hosts/node_http/caller_signal.ts) becomes the Request's signal: it aborts when the
  * caller goes away, and the core cancels its upstream call on it (docs/operations.md "Faults").
  */
 export async function toRequest(

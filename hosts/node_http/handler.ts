@@ -1,6 +1,6 @@
 /**
  * The one node:http handler every Node-flavoured host shares: the Node server
- * (hosts/node/server.ts), the Vite plugin (hosts/vite/) and the serverless
+ * (hosts/node_http/server.ts), the Vite plugin (hosts/vite/) and the serverless
  * function (hosts/vercel/). SPEC "What the service does" 6 (one core, the same
  * route table on each host), "Startup behaviour and hosts".
  *

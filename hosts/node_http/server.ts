@@ -1,5 +1,5 @@
 /**
- * The Node server host: node:http over the shared handler (hosts/node/handler.ts):
+ * The Node server host: node:http over the shared handler (hosts/node_http/handler.ts):
  * health, then the proxy, then the host's own 404; upgrades on the relay path go
  * to the relay through `ws` (noServer), others are destroyed.
  * SPEC "Startup behaviour and hosts" (Node server).

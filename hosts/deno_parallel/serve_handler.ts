@@ -7,7 +7,7 @@
  * it 400 Bad Request itself (RFC 9112 section 3.2).
  */
 import type { SvcProxy } from '../../src/proxy.ts';
-import type { DenoHost } from './server.ts';
+import type { DenoHost } from '../deno/server.ts';
 import { listenUrl } from '../env.ts';
 import { adaptWebSocket } from '../../src/ws/mod.ts';
 import { plainResponse, refusalResponse } from '../../src/http/responses.ts';

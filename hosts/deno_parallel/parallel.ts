@@ -24,7 +24,7 @@
 import { createSvcProxy } from '../../mod.ts';
 import { isLoopbackName } from '../../src/http/host_origin.ts';
 import { bindAddress, isLoopbackBind, listenUrl, loadEnv } from '../env.ts';
-import { denoOutbound } from './outbound.ts';
+import { denoOutbound } from '../deno/outbound.ts';
 import { createIsolateMetrics } from './parallel_metrics.ts';
 import { denoHandler } from './serve_handler.ts';
 
