@@ -55,7 +55,7 @@ import {
 import { MemoryAccountant } from './memory/accountant.ts';
 import { garbageCollector, residentReader } from './memory/resident.ts';
 import { releaseRequest, trackRequest } from './memory/requests.ts';
-import { memoryBusy } from './admission/in_flight.ts';
+import { memoryBusy } from './http/busy.ts';
 
 /** What a host knows about the connection. */
 export interface ConnInfo {

@@ -8,13 +8,7 @@ import type { FenceAnswer } from './bot_fence.ts';
 import type { GraphqlBody } from './entries.ts';
 import type { Session } from './gate.ts';
 import type { SvcRequest } from '../http/request.ts';
-
-/** One entry as it will be forwarded: the proxy's own serialisation source. */
-export interface ForwardEntry {
-  query: string;
-  operationName: string | null;
-  variables: Record<string, unknown>;
-}
+import type { ForwardEntry } from '../upstream/forward_graphql.ts';
 
 /** Mutable state of one request through the chain. */
 export interface GraphqlState {

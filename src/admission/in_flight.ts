@@ -1,10 +1,8 @@
 /**
  * In-flight counters for GRAPHQL_MAX_CONCURRENT and REST_MAX_CONCURRENT.
  * SPEC "Ceilings": GraphQL requests in flight (counted from admission to the
- * upstream answer) and REST uploads in flight; past them 503 ProxyBusy.
+ * upstream answer) and REST uploads in flight; past them 503 ProxyBusy (src/http/busy.ts).
  */
-import { DEFAULTS } from '../config/defaults.ts';
-import { type Refusal, refusal } from '../http/error_codes.ts';
 
 /** A counter with a ceiling. */
 export interface InFlight {
@@ -32,21 +30,4 @@ export function createInFlight(limit: number): InFlight {
       return count;
     },
   };
-}
-
-/**
- * 503 ProxyBusy with retry-after: 5, for a request that arrives while the process is past its
- * memory budget (docs/operations.md "Memory"; the spec's busy answer for a new cause).
- */
-export function memoryBusy(): Refusal {
-  return refusal('ProxyBusy', 'The gateway is short of memory; try again shortly', {
-    'retry-after': String(DEFAULTS.busyRetryAfterSeconds),
-  });
-}
-
-/** 503 ProxyBusy with retry-after: 5. */
-export function busy(what: string): Refusal {
-  return refusal('ProxyBusy', `Too many ${what} in flight; try again shortly`, {
-    'retry-after': String(DEFAULTS.busyRetryAfterSeconds),
-  });
 }

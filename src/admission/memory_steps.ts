@@ -10,7 +10,7 @@ import { DEFAULTS } from '../config/defaults.ts';
 import { reserveRequest } from '../memory/requests.ts';
 import type { Step } from './chain.ts';
 import type { GraphqlState as S } from './graphql_state.ts';
-import { memoryBusy } from './in_flight.ts';
+import { memoryBusy } from '../http/busy.ts';
 
 /**
  * Bytes the documents of `s` will hold once parsed: per entry, its characters at

@@ -9,7 +9,7 @@ import { nestsDeeperThan, tooDeepSentence } from '../http/json_depth.ts';
 import type { Step } from './chain.ts';
 import { checkBatchSize, checkNoExtensions, parseBody, parsePayload } from './entries.ts';
 import type { GraphqlState as S } from './graphql_state.ts';
-import { busy, memoryBusy } from './in_flight.ts';
+import { busy, memoryBusy } from '../http/busy.ts';
 import { tenantBusy } from './tenants.ts';
 
 /** Step 1: 415 UnsupportedMediaType unless application/json (absent is refused). */

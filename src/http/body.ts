@@ -7,7 +7,7 @@ import { prereadBody, prereadCounted } from './preread.ts';
 import { stringEnd } from './json_depth.ts';
 import { DEFAULTS } from '../config/defaults.ts';
 import { chargeRequest, reserveRequest } from '../memory/requests.ts';
-import { memoryBusy } from '../admission/in_flight.ts';
+import { memoryBusy } from './busy.ts';
 import type { SvcRequest } from './request.ts';
 
 /** Headers every oversize refusal carries: the caller is told the connection ends. */

@@ -9,7 +9,7 @@
  */
 import { runSteps } from '../admission/chain.ts';
 import { type GraphqlState, newState } from '../admission/graphql_state.ts';
-import { busy } from '../admission/in_flight.ts';
+import { busy } from '../http/busy.ts';
 import { UPLOAD_STEPS } from '../admission/steps.ts';
 import { DEFAULTS } from '../config/defaults.ts';
 import type { Core } from '../core.ts';

@@ -7,7 +7,6 @@
  * replaced wherever the upstream echoed it (SPEC "What the service does" 1; docs/operations.md
  * "The master token in answers").
  */
-import type { ForwardEntry } from '../admission/graphql_state.ts';
 import { scrubAnswerText } from '../graphql/mod.ts';
 import { redactText } from '../http/token_redaction.ts';
 import type { PlainAnswer } from '../http/answer.ts';
@@ -15,6 +14,13 @@ import { withSecurityRecord } from '../http/security_headers.ts';
 import type { Refusal } from '../http/error_codes.ts';
 import type { CallerSignal } from '../http/request.ts';
 import type { PostText, TextAnswer } from './outbound.ts';
+
+/** One entry as it will be forwarded: the proxy's own serialisation source. */
+export interface ForwardEntry {
+  query: string;
+  operationName: string | null;
+  variables: Record<string, unknown>;
+}
 
 /** What the forward sends: entries, batch shape, budget. */
 export interface GraphqlForward {

@@ -16,7 +16,7 @@
  */
 import { DEFAULTS } from '../../config/defaults.ts';
 import { readCappedBytes } from '../../http/body.ts';
-import { memoryBusy } from '../../admission/in_flight.ts';
+import { memoryBusy } from '../../http/busy.ts';
 import { ok, refuse, refuseDatabase } from './answers.ts';
 import { admitBotCaller } from './caller.ts';
 import type { PublishingRequest } from './context.ts';
