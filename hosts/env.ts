@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
-import { isLoopbackName } from '../src/http/host_origin.ts';
+import { isLoopbackName } from '../src/host_api.ts';
 
 /** The env file's variables with the process environment winning. A missing file is no error. */
 export function loadEnv(

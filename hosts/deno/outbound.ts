@@ -6,8 +6,7 @@
  * AbortController and its signal per call, about 10 us of CPU per request on Deno 2.9; undici's
  * dispatch needs neither. The service's other calls keep fetch.
  */
-import type { PostText } from '../../src/upstream/outbound.ts';
-import { openWsUpstream, type UpstreamFactory } from '../../src/ws/mod.ts';
+import { openWsUpstream, type PostText, type UpstreamFactory } from '../../src/host_api.ts';
 import { proxyAwarePostText } from '../node_http/outbound.ts';
 
 /**

@@ -3,7 +3,7 @@
  * the startup lines, then the address. A refused configuration prints its
  * REFUSING TO SERVE line and never binds (exit code 1).
  */
-import { createSvcProxy } from '../../mod.ts';
+import { createSvcProxy } from '../../src/host_api.ts';
 import { bindAddress, isLoopbackBind, loadEnv } from '../env.ts';
 import { serveDeno } from './server.ts';
 import { denoOutbound } from './outbound.ts';

@@ -3,7 +3,7 @@
  * own server (hosts/node_http/server.ts `createNodeServer`) over the core. SPEC "Startup behaviour and
  * hosts".
  */
-import type { SvcProxy } from '../../src/proxy.ts';
+import type { SvcProxy } from '../../src/host_api.ts';
 import { createNodeServer, listenOn } from '../node_http/server.ts';
 import { listenUrl } from '../env.ts';
 

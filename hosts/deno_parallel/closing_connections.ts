@@ -12,7 +12,7 @@
  * port is not reused while it waits out TIME_WAIT, 60 s on Linux, so an entry that outlives its
  * connection does not meet another one). DEFAULTS.closingConnectionsMax, closingConnectionMs.
  */
-import { DEFAULTS } from '../../src/config/defaults.ts';
+import { DEFAULTS } from '../../src/host_api.ts';
 
 /** The connections answered with `connection: close`, by peer `address:port`. */
 export interface ClosingConnections {

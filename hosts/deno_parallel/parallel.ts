@@ -21,8 +21,7 @@
  * - The workers are threads of one process: tenant limits hold across them, and across
  *   processes, only through the backend (src/shared_limits/).
  */
-import { createSvcProxy } from '../../mod.ts';
-import { isLoopbackName } from '../../src/http/host_origin.ts';
+import { createSvcProxy, isLoopbackName } from '../../src/host_api.ts';
 import { bindAddress, isLoopbackBind, listenUrl, loadEnv } from '../env.ts';
 import { denoOutbound } from '../deno/outbound.ts';
 import { createIsolateMetrics } from './parallel_metrics.ts';

@@ -15,8 +15,7 @@
  *   dropped (that peer counts as missing); at most DEFAULTS.metricsScrapesPending scrapes are
  *   collected at once, more are answered from the last texts known.
  */
-import { DEFAULTS } from '../../src/config/defaults.ts';
-import { acceptableText, mergeDeployment } from '../../src/observability/aggregate.ts';
+import { acceptableText, DEFAULTS, mergeDeployment } from '../../src/host_api.ts';
 
 /** The BroadcastChannel the isolates of one process share. */
 export const METRICS_CHANNEL = 'svc-gateway-metrics';

@@ -7,7 +7,7 @@
  * SIGTERM and SIGINT are passed on; exits with the server's code. A usage error exits 2.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULTS } from '../../src/config/defaults.ts';
+import { DEFAULTS } from '../../src/host_api.ts';
 import { bindAddress, loadEnv } from '../env.ts';
 import { SERVER_V8_FLAGS } from '../v8_flags.ts';
 

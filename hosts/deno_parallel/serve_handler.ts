@@ -6,14 +6,18 @@
  * security headers. A request with two Host lines never reaches the handler: Deno.serve answers
  * it 400 Bad Request itself (RFC 9112 section 3.2).
  */
-import type { SvcProxy } from '../../src/proxy.ts';
+import {
+  adaptWebSocket,
+  checkHost,
+  mayPreread,
+  parseHost,
+  plainResponse,
+  refusalResponse,
+  type SvcProxy,
+  withPrereadBody,
+} from '../../src/host_api.ts';
 import type { DenoHost } from '../deno/server.ts';
 import { listenUrl } from '../env.ts';
-import { adaptWebSocket } from '../../src/ws/mod.ts';
-import { plainResponse, refusalResponse } from '../../src/http/responses.ts';
-import { checkHost } from '../../src/http/host_origin.ts';
-import { parseHost } from '../../src/http/host_header.ts';
-import { mayPreread, withPrereadBody } from '../../src/http/preread.ts';
 import { plainHeadersFor, requestCloses, responseFor } from './connection_close.ts';
 import {
   ConnectionDropped,

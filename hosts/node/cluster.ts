@@ -18,7 +18,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import process from 'node:process';
-import { DEFAULTS } from '../../src/config/defaults.ts';
+import { DEFAULTS } from '../../src/host_api.ts';
 import { createPrimaryMetrics } from './cluster_metrics.ts';
 
 /** The environment variable naming a worker's index (0 prints the startup lines). */

@@ -15,14 +15,14 @@
  */
 import type { Worker } from 'node:cluster';
 import process from 'node:process';
-import { DEFAULTS } from '../../src/config/defaults.ts';
 import {
   acceptableText,
+  DEFAULTS,
+  type Families,
   mergeDeployment,
   retire,
   type WorkerText,
-} from '../../src/observability/aggregate.ts';
-import type { Families } from '../../src/observability/exposition.ts';
+} from '../../src/host_api.ts';
 
 /** The messages of a scrape between a worker and the primary. */
 type MetricsMessage =

@@ -35,7 +35,7 @@ import { createWorkerMetrics } from './cluster_metrics.ts';
 import { createSvcServer } from './svc_server.ts';
 import { applyServerV8Flags } from '../v8_flags.ts';
 import { PACKAGE_VERSION } from './version.ts';
-import { DEFAULTS } from '../../src/config/defaults.ts';
+import { DEFAULTS } from '../../src/host_api.ts';
 
 const USAGE = [
   'usage: svc-gateway [--dist DIR] [--workers N|auto] [--version] [--help]',

@@ -17,8 +17,7 @@ import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, sep } from 'node:path';
-import { methodNotAllowed, plainResponse } from '../../src/http/responses.ts';
-import { applySecurityHeaders } from '../../src/http/security_headers.ts';
+import { applySecurityHeaders, methodNotAllowed, plainResponse } from '../../src/host_api.ts';
 import { sendResponse } from '../node_http/bridge.ts';
 
 /** Content types by lowercased extension; anything else is application/octet-stream. */

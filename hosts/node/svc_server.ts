@@ -13,9 +13,13 @@ import type { Buffer } from 'node:buffer';
 import { resolve } from 'node:path';
 import process from 'node:process';
 import type { Duplex } from 'node:stream';
-import { DEFAULTS } from '../../src/config/defaults.ts';
-import type { Env, SvcProxyOptions } from '../../src/config/options.ts';
-import { createSvcProxy, type SvcProxy } from '../../src/proxy.ts';
+import {
+  createSvcProxy,
+  DEFAULTS,
+  type Env,
+  type SvcProxy,
+  type SvcProxyOptions,
+} from '../../src/host_api.ts';
 import { bindAddress, isLoopbackBind, listenUrl, loadEnv } from '../env.ts';
 import { enterBasePath, normaliseBasePath } from './base_path.ts';
 import { isGatewayPath, pathOf } from '../node_http/gateway_paths.ts';

@@ -9,8 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Buffer } from 'node:buffer';
 import type { Duplex } from 'node:stream';
-import { DEFAULTS } from '../../src/config/defaults.ts';
-import { knownText, mayPreread, withPrereadBody } from '../../src/http/preread.ts';
+import { DEFAULTS, knownText, mayPreread, withPrereadBody } from '../../src/host_api.ts';
 
 /** A Web ReadableStream over the request body; cancelling pauses and drops, never destroys. */
 function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {

@@ -10,7 +10,7 @@
  * - {@link responseAbortSignal}: an AbortSignal for the Web Request of every other path.
  */
 import type { ServerResponse } from 'node:http';
-import type { CallerSignal } from '../../src/http/request.ts';
+import type { CallerSignal } from '../../src/host_api.ts';
 
 /** Calls `gone` once if `res` closes before its answer was ended. */
 function onCallerGone(res: ServerResponse, gone: () => void): void {

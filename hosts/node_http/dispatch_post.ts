@@ -11,16 +11,19 @@
  */
 import { Buffer } from 'node:buffer';
 import type { Dispatcher } from 'undici';
-import type { PostCall, PostText, TextAnswer } from '../../src/upstream/outbound.ts';
 import {
   answerTooLarge,
   callerGone,
+  type CallerSignal,
+  type PostCall,
+  type PostText,
+  type Refusal,
+  SHARED_TIMERS,
+  type TextAnswer,
+  type TimerEntry,
   upstreamTimedOut,
   upstreamUnreachable,
-} from '../../src/upstream/outbound.ts';
-import type { CallerSignal } from '../../src/http/request.ts';
-import type { Refusal } from '../../src/http/error_codes.ts';
-import { SHARED_TIMERS, type TimerEntry } from '../../src/ws/timer_heap.ts';
+} from '../../src/host_api.ts';
 
 type Settle = (outcome: { answer: TextAnswer } | { refused: Refusal }) => void;
 

@@ -5,7 +5,7 @@
  * gateway's prefix (where health lives, `/svc` by default) or under any configured route path is
  * answered by the proxy or by the host's 404, never by an app's fallback to index.html.
  */
-import type { ResolvedConfig } from '../../src/config/resolved.ts';
+import type { ResolvedConfig } from '../../src/host_api.ts';
 
 /** Whether `path` is `prefix` or below it. */
 export function under(path: string, prefix: string): boolean {

@@ -17,15 +17,17 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:ht
 import { Buffer } from 'node:buffer';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { DEFAULTS } from '../../src/config/defaults.ts';
-import { parseHost } from '../../src/http/host_header.ts';
-import { corsHeaders } from '../../src/http/host_origin.ts';
-import { plainResponse } from '../../src/http/responses.ts';
-import type { SvcProxy } from '../../src/proxy.ts';
-import { adaptWsSocket } from '../../src/ws/mod.ts';
+import {
+  adaptWsSocket,
+  corsHeaders,
+  DEFAULTS,
+  mayPreread,
+  parseHost,
+  plainResponse,
+  type SvcProxy,
+} from '../../src/host_api.ts';
 import { sendResponse, toRequest } from './bridge.ts';
 import { answerLean, takesLeanPath, upgradeRequest } from './lean.ts';
-import { mayPreread } from '../../src/http/preread.ts';
 import { headerLines } from './raw_headers.ts';
 import { responseAbortSignal } from './caller_signal.ts';
 import { mayClaim, pathOf } from './gateway_paths.ts';

@@ -8,11 +8,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Buffer } from 'node:buffer';
-import type { PlainAnswer } from '../../src/http/answer.ts';
-import { mayPreread, withPrereadBody } from '../../src/http/preread.ts';
-import type { SvcRequest } from '../../src/http/request.ts';
+import {
+  type ConnInfo,
+  mayPreread,
+  type PlainAnswer,
+  type SvcProxy,
+  type SvcRequest,
+  withPrereadBody,
+} from '../../src/host_api.ts';
 import { RawHeaders } from './raw_headers.ts';
-import type { ConnInfo, SvcProxy } from '../../src/proxy.ts';
 import { lingerAfterEarlyAnswer, readSmallBody } from './bridge.ts';
 import { responseSignal } from './caller_signal.ts';
 

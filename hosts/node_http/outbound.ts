@@ -10,7 +10,7 @@
  */
 import process from 'node:process';
 import { Agent, type Dispatcher, EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
-import type { PostText } from '../../src/upstream/outbound.ts';
+import type { PostText } from '../../src/host_api.ts';
 import { dispatchPostText } from './dispatch_post.ts';
 
 /**

@@ -5,7 +5,7 @@
  * Nothing is built per request but the reader itself (node's `headersDistinct` builds an array
  * per header).
  */
-import type { HeaderReader } from '../../src/http/request.ts';
+import type { HeaderReader } from '../../src/host_api.ts';
 
 /** Whether header name `key` is `lower` (lower-case) in ASCII case folding. */
 function sameName(key: string, lower: string): boolean {

@@ -11,11 +11,9 @@ import {
   type ServerOptions,
   type ServerResponse,
 } from 'node:http';
-import { DEFAULTS } from '../../src/config/defaults.ts';
+import { DEFAULTS, plainResponse, type SvcProxy } from '../../src/host_api.ts';
 import type { Buffer } from 'node:buffer';
 import type { Duplex } from 'node:stream';
-import { plainResponse } from '../../src/http/responses.ts';
-import type { SvcProxy } from '../../src/proxy.ts';
 import { sendResponse } from './bridge.ts';
 import { createNodeHandler } from './handler.ts';
 import { answerClientError } from './pipelined.ts';

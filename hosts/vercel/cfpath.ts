@@ -5,7 +5,7 @@
  * core sees it. SPEC "Startup behaviour and hosts" (Serverless host), "Errors"
  * (InvalidRequest).
  */
-import { type Refusal, refusal } from '../../src/http/error_codes.ts';
+import { type Refusal, refusal } from '../../src/host_api.ts';
 
 /** The query parameter carrying the rewritten path. */
 export const PATH_PARAMETER = 'cfpath';

@@ -6,7 +6,7 @@
  * `deno task build:npm` writes this object as the package's `vercel.json`; hosts/README.md, the
  * README and the package README show the same JSON (tests/hosts/vercel_config_test.ts).
  */
-import { SECURITY_HEADERS } from '../../src/http/security_headers.ts';
+import { SECURITY_HEADERS } from '../../src/host_api.ts';
 
 /** One Vercel header rule: the paths it matches and the headers it sets. */
 export interface VercelHeaderRule {

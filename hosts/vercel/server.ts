@@ -14,10 +14,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Buffer } from 'node:buffer';
 import process from 'node:process';
 import type { Duplex } from 'node:stream';
-import type { Env, SvcProxyOptions } from '../../src/config/options.ts';
-import { refusal } from '../../src/http/error_codes.ts';
-import { plainResponse, refusalResponse } from '../../src/http/responses.ts';
-import { createSvcProxy } from '../../src/proxy.ts';
+import {
+  createSvcProxy,
+  type Env,
+  plainResponse,
+  refusal,
+  refusalResponse,
+  type SvcProxyOptions,
+} from '../../src/host_api.ts';
 import { sendResponse } from '../node_http/bridge.ts';
 import { createNodeHandler, refuseUpgrade, type SvcNodeHandler } from '../node_http/handler.ts';
 import { readEveryHeaderLine } from '../node_http/server.ts';
