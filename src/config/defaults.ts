@@ -228,12 +228,10 @@ export const DEFAULTS = {
   memoryStalledMs: 1_000,
   /*
    * What an HTTP request holds, in bytes per byte of its body, counted from the body's first byte
-   * until the request is answered (docs/operations.md "Memory"). Measured by
-   * scripts/bench/representation_cost.mjs on ~2 MB bodies of each shape, Deno 2.9 and Node 20:
-   * "live" is the V8 heap in use after forced collections (the runtimes within 4%); "resident" is
-   * the process's growth while four parsed copies are held with no collection between them (the
-   * heap's garbage and the pages it grew by included, in a fresh process), what the budget bounds.
-   * Each factor is the worst shape's resident figure, rounded up.
+   * until the request is answered (docs/operations.md "Memory"). Each factor is the worst shape's
+   * resident growth (the heap's garbage and the pages it grew by included: what the budget bounds),
+   * rounded up, as scripts/bench/representation_cost.mjs measures it on both runtimes; the figures
+   * per shape: docs/benchmarks.md "What a request's forms hold".
    */
   /**
    * The body's bytes as read: the chunks and their joined copy (2 bytes a byte; the upload and
@@ -242,33 +240,29 @@ export const DEFAULTS = {
   memoryBodyBytesPerByte: 2,
   /**
    * A JSON body's raw forms beside its bytes, reserved with them: the decoded text (2: a two-byte
-   * string where any character is past U+00FF; 1.0 measured for ASCII) and the forwarded form
-   * rebuilt from the parsed value (2, the text again).
+   * string where any character is past U+00FF) and the forwarded form rebuilt from the parsed
+   * value (2, the text again).
    */
   memoryJsonPerByte: 4,
   /**
    * Its parsed value: reserved with them at this a byte, then, once the text is read, brought
-   * down to src/http/body.ts parsedJsonCost: at most this a character (a wide array of empty objects 29.6 resident on Deno, 21.0 on Node, 21.3
-   * live; nested empty arrays 28.8 / 23.6 / 21.7; objects with distinct keys 25.3 / 18.1 / 17.9;
-   * small objects 5.2; digits 6.4; one long string 1.0) ...
+   * down to src/http/body.ts parsedJsonCost: at most this a character (the worst shape, a wide
+   * array of empty objects) ...
    */
   memoryParsedPerByte: 30,
   /**
-   * ... and at most this a structural mark (`{ [ , :`) beyond 2 bytes a character: objects with
-   * distinct keys 83.4 resident on Deno, 57.3 on Node; nested empty arrays 46.9; empty objects
-   * 41.3; strings 17.5; small objects 10.1.
+   * ... and at most this a structural mark (`{ [ , :`) beyond 2 bytes a character (the worst
+   * shape: objects with distinct keys).
    */
   memoryParsedPerMark: 84,
   /**
-   * A GraphQL document's parsed tree, per character of the query text (fragment spreads 57.7
-   * resident on Node, 56.2 on Deno, 26.4 live; aliased fields 36.4 / 14.9 live; plain fields 30.2
-   * / 19.9 live), counted before it is parsed, on top of the body ...
+   * A GraphQL document's parsed tree, per character of the query text (the worst shape: fragment
+   * spreads), counted before it is parsed, on top of the body ...
    */
   memoryDocumentPerChar: 58,
   /**
    * ... and at most this per token, since the parser stops at the first token past
-   * graphqlMaxTokens (a plain field is one token: 30.2 resident a character, 11 characters; an
-   * aliased field's three tokens 36.4 a character of about 19; a spread's two 56.2 of 5).
+   * graphqlMaxTokens (the worst shape per token: a plain field, one token of 11 characters).
    */
   memoryDocumentPerToken: 340,
   /**
