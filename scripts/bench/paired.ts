@@ -1,10 +1,9 @@
 /**
  * Paired slices (the on/off pairs; docs/benchmarks.md "The checks, the session gate and metrics
  * (paired slices)"): both configurations loaded at the same time, half the connections each, in
- * short slices, each slice's ratio taken between the two. This machine's speed drifts by up to ±30%
- * within a minute, and two runs one after the other each get their own share of that drift; two
- * processes loaded together get the same. Measured on the gate pair: sequential rounds gave on/off
- * 0.69..1.03, paired slices 0.87..0.92.
+ * short slices, each slice's ratio taken between the two. The machine's speed drifts within a
+ * minute, and two runs one after the other each get their own share of that drift; two processes
+ * loaded together get the same (docs/benchmarks.md "What this machine can and cannot show").
  *
  * Under `--pin` both servers share the servers' CPU (pin.ts), so each one's throughput is its
  * share of one core and the ratio of the two is the ratio of their costs per request.

@@ -5,8 +5,8 @@
  * reading their TCP socket (`pause()`, as a stalled tab), while the target process's resident
  * memory (VmRSS) is read every second; then they close, and the memory is read a minute later,
  * before and after a collection the bench forces (inspector.ts). A relay without flow control
- * grows by what the upstream sends (about 25 MB/s a socket on Deno without flow control); one with it
- * stays flat.
+ * grows by what the upstream sends; one with it stays flat (docs/benchmarks.md "What this machine
+ * can and cannot show").
  */
 import { WebSocket as WsClient } from 'ws';
 import { residentBytes } from './proc.ts';
@@ -114,8 +114,8 @@ export const STALLED_PASS = { sockets: 8, seconds: 25, afterCloseS: 60 } as cons
  * default, docs/operations.md "Slow and vanished peers on the relay") put past the pass, so that
  * it cannot end the stall being measured (a subscriber pauses as it subscribes, before the 25 s
  * of readings start, and the readings run late on a busy machine). A stall close alone does not
- * move the reading (measured: the Node host closing its 8 stalled sockets at 15 s kept its
- * resident memory where it was), so a fall in the readings is the runtime giving memory back.
+ * move the reading, so a fall in the readings is the runtime giving memory back (docs/benchmarks.md
+ * "What this machine can and cannot show").
  */
 export const STALLED_HOST_ENV: Readonly<Record<string, string>> = {
   WS_STALL_TIMEOUT_MS: String((STALLED_PASS.seconds + 30) * 1000),

@@ -13,8 +13,9 @@ import type { SocketPayload, SocketTarget } from './socket_load.ts';
 /**
  * A graphql-ws client on the `ws` package: it reads its TCP socket only as fast as it handles
  * the frames, so an upstream that streams as fast as its socket drains (the relay scenario's
- * flood upstream) is paced by this client. Deno's WebSocket client reads ahead without bound (the
- * bench process grew to 780 MB and fell minutes behind against the flood).
+ * flood upstream) is paced by this client. Deno's WebSocket client reads ahead without bound, so
+ * the bench process would grow and fall behind (docs/benchmarks.md "What this machine can and
+ * cannot show").
  */
 function openClient(url: string, initPayload: Record<string, unknown>): Client {
   return createClient({

@@ -53,8 +53,8 @@ type State = 'awaitingInit' | 'admitting' | 'opening' | 'ready' | 'upstreamGone'
  * One browser socket and, once admitted, its upstream leg. It is the listener of its browser
  * socket and of its own parts (the leg's events, both heartbeats' and flow directions' owner, the
  * subscriptions' sink, the memory accountant's sheddable socket), and its timers call shared
- * functions, so a socket holds no closure per part (docs/benchmarks.md "WebSocket relay": memory
- * per idle socket).
+ * functions, so a socket holds no closure per part (docs/benchmarks.md "The relay's own objects
+ * per idle socket").
  */
 export class Connection
   implements

@@ -14,8 +14,8 @@ export const RELAY_SUBPROTOCOL = 'graphql-transport-ws';
 
 /**
  * What a socket tells its one listener. The relay's connection (browser leg) and upstream leg
- * implement it themselves, so a socket holds no closure per event (docs/benchmarks.md "WebSocket
- * relay": memory per idle socket).
+ * implement it themselves, so a socket holds no closure per event (docs/benchmarks.md "The relay's
+ * own objects per idle socket").
  */
 export interface SocketListener {
   /**
@@ -141,8 +141,8 @@ export function adaptWebSocket(
 /**
  * The adapter behind {@link adaptWebSocket}. Its methods live on the prototype and it listens
  * through itself (`handleEvent`): one listener per event type and no closures, since an idle
- * relayed socket's memory counts (docs/benchmarks.md "WebSocket relay"). 'open' is listened to
- * only where something waits for it.
+ * relayed socket's memory counts (docs/benchmarks.md "The relay's own objects per idle socket").
+ * 'open' is listened to only where something waits for it.
  */
 class WebSocketLeg implements UpstreamSocket {
   #ws: WebSocket;

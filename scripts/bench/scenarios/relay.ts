@@ -65,8 +65,8 @@ export const ROUND_TRIP_SHAPES = [
 
 /**
  * Idle sockets opened between the two memory readings (`count`), and those open before the first
- * (`warm`). RSS grows in heap-sized steps, so 200 sockets gave figures two to four times apart
- * from one run to the next; 1000 after 100 stay within about 10% (about 2 s a target).
+ * (`warm`). RSS grows in heap-sized steps, so the count must be large enough that a step is a
+ * small part of it (docs/benchmarks.md "What this machine can and cannot show").
  */
 export const IDLE_SOCKETS = { warm: 100, count: 1000, settleMs: 500 } as const;
 

@@ -16,8 +16,8 @@ import { WORLD_IDS } from '../../sandbox/mod.ts';
 export const RSS_GROWTH_BOUND = 48 * 1024 * 1024;
 /**
  * Resident memory may peak this much above where it started (bytes) during the fault before it
- * is a problem. Measured (2026-11-27, the gate's faults, 1 s of traffic): Deno 4-6 MiB, Node
- * 20-24 MiB above the start.
+ * is a problem: room above what a fault's traffic grows either host by (docs/benchmarks.md
+ * "Resident memory in the fault suite").
  */
 export const RSS_PEAK_BOUND = 64 * 1024 * 1024;
 /** Open fds may end this many above the baseline (keep-alive connections still closing). */
