@@ -21,7 +21,7 @@ import {
   initialisedClient,
   rawClient,
   upgradeStatus as upgradeStatusOf,
-} from '../ws/fixtures/clients.ts';
+} from '../relay/fixture_hosts/fixtures/clients.ts';
 
 const PASSWORD = 'operator-password-0123456789';
 

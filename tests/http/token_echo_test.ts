@@ -5,7 +5,7 @@
  * content-type, on the GraphQL POST and on an upload, whole, streamed with the token cut across two
  * chunks, and gzip-compressed. The browser gets everything else of the answer as it was sent.
  * On the socket: a frame and a close reason echoing the relay's init (the relay's own cases:
- * tests/ws/upstream_test.ts).
+ * tests/relay/fixture_hosts/upstream_test.ts).
  */
 import assert from 'node:assert/strict';
 import { WORLD_IDS } from '../../scripts/sandbox/mod.ts';

@@ -8,9 +8,13 @@
  * refused 4429 while the vanished one holds it, admitted after).
  */
 import assert from 'node:assert/strict';
-import { type HostKind, type HostProcess, startHostProcess } from '../../scripts/host_process.ts';
-import { startFloodUpstream } from '../../scripts/bench/flood_upstream.ts';
-import { subscribe } from './subscriber.ts';
+import {
+  type HostKind,
+  type HostProcess,
+  startHostProcess,
+} from '../../../scripts/host_process.ts';
+import { startFloodUpstream } from '../../../scripts/bench/flood_upstream.ts';
+import { subscribe } from '../subscriber.ts';
 
 const encoder = new TextEncoder();
 

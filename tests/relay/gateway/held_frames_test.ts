@@ -8,9 +8,9 @@
  * sandbox acknowledges late, so the frames are held whatever the machine's load).
  */
 import assert from 'node:assert/strict';
-import { browser } from './ws_browser.ts';
-import { HOSTS } from '../helpers/gateway.ts';
-import { withGateway } from '../helpers/setup.ts';
+import { browser } from '../ws_browser.ts';
+import { HOSTS } from '../../helpers/gateway.ts';
+import { withGateway } from '../../helpers/setup.ts';
 
 const OVERFLOW = { code: 4400, reason: 'Too many frames before the upstream opened' };
 

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocket as WsWebSocket, WebSocketServer } from 'ws';
-import { adaptWsSocket } from '../../src/ws/mod.ts';
-import type { UpstreamSocket } from '../../src/ws/socket.ts';
+import { adaptWsSocket } from '../../../src/ws/mod.ts';
+import type { UpstreamSocket } from '../../../src/ws/socket.ts';
 
 /** A `ws` server on a free port whose one connection is handed to `serve`, adapted. */
 async function server(serve: (socket: UpstreamSocket) => void) {

@@ -4,8 +4,8 @@
  * fails a test that leaves one).
  */
 import assert from 'node:assert/strict';
-import { TimerHeap } from '../../src/ws/timer_heap.ts';
-import { newCounters, SocketTimers } from '../../src/ws/counters.ts';
+import { TimerHeap } from '../../../src/ws/timer_heap.ts';
+import { newCounters, SocketTimers } from '../../../src/ws/counters.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -6,9 +6,9 @@
  * or below the high-water mark and the cap at or above high-water + one upstream frame + slack.
  */
 import assert from 'node:assert/strict';
-import { resolveConfig } from '../../src/config/resolve.ts';
-import { DEFAULTS } from '../../src/config/defaults.ts';
-import { relayLimits } from '../../src/ws/mod.ts';
+import { resolveConfig } from '../../../src/config/resolve.ts';
+import { DEFAULTS } from '../../../src/config/defaults.ts';
+import { relayLimits } from '../../../src/ws/mod.ts';
 
 const VARIABLES = {
   socketPingIntervalMs: 'WS_PING_INTERVAL_MS',

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { closeClient, initialisedClient } from './fixtures/clients.ts';
 import { testBothHosts, withWorld } from './fixtures/setup.ts';
 import { startRawUpstream, waitFor } from './fixtures/upstream.ts';
-import type { RelayMemory } from '../../src/ws/types.ts';
-import { IN_HAND_COPIES, IN_HAND_MIN_BYTES } from '../../src/ws/socket_memory.ts';
+import type { RelayMemory } from '../../../src/ws/types.ts';
+import { IN_HAND_COPIES, IN_HAND_MIN_BYTES } from '../../../src/ws/socket_memory.ts';
 
 /** A `next` payload whose frame is about `bytes` long. */
 function nextOf(id: string, bytes: number): Record<string, unknown> {

@@ -15,16 +15,20 @@
  *   after), their upstream streams end, and RSS is back within RETURN_BOUND of the start.
  */
 import assert from 'node:assert/strict';
-import { type HostKind, type HostProcess, startHostProcess } from '../../scripts/host_process.ts';
-import { residentBytes } from '../../scripts/bench/proc.ts';
-import { postGraphql } from '../helpers/assertions.ts';
+import {
+  type HostKind,
+  type HostProcess,
+  startHostProcess,
+} from '../../../scripts/host_process.ts';
+import { residentBytes } from '../../../scripts/bench/proc.ts';
+import { postGraphql } from '../../helpers/assertions.ts';
 import {
   type FloodUpstream,
   PACED_QUERY,
   SEND_AHEAD_BYTES,
   startFloodUpstream,
-} from '../../scripts/bench/flood_upstream.ts';
-import { admittedSubscriber, subscribe, type Subscriber } from './subscriber.ts';
+} from '../../../scripts/bench/flood_upstream.ts';
+import { admittedSubscriber, subscribe, type Subscriber } from '../subscriber.ts';
 
 const MIB = 1024 * 1024;
 /**

@@ -12,7 +12,7 @@ import {
   serialiseSignal,
   serialiseSubscribe,
   utf8Length,
-} from '../../src/ws/frames.ts';
+} from '../../../src/ws/frames.ts';
 import { classifyUpgrade } from './fixtures/hosts.ts';
 import {
   CLOSE,
@@ -20,7 +20,7 @@ import {
   passesThrough,
   relayLimits,
   safeCloseReason,
-} from '../../src/ws/mod.ts';
+} from '../../../src/ws/mod.ts';
 
 Deno.test('browser frames: accepted types and their fresh shapes', () => {
   const cases: [string, unknown][] = [

@@ -5,7 +5,7 @@
  * reason; frames reach the relay with their UTF-8 size.
  */
 import assert from 'node:assert/strict';
-import { adaptWebSocket, type UpstreamSocket } from '../../src/ws/socket.ts';
+import { adaptWebSocket, type UpstreamSocket } from '../../../src/ws/socket.ts';
 
 /** A Deno server whose every upgrade goes through `adaptWebSocket`, handed to `accepted`. */
 function serve(accepted: (socket: UpstreamSocket) => void) {

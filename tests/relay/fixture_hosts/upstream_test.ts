@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { closeClient, initialisedClient, rawClient, ticks } from './fixtures/clients.ts';
 import type { HostKind } from './fixtures/hosts.ts';
-import type { Admission, SubscribeVerdict } from '../../src/ws/mod.ts';
+import type { Admission, SubscribeVerdict } from '../../../src/ws/mod.ts';
 import { testBothHosts, TOKEN, withWorld, type WorldOptions } from './fixtures/setup.ts';
 import { type RawPeer, startRawUpstream, waitFor } from './fixtures/upstream.ts';
 

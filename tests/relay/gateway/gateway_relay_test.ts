@@ -12,11 +12,11 @@ import {
   SANDBOX_TOKEN,
   subgraphSentence,
   WORLD_IDS,
-} from '../../scripts/sandbox/mod.ts';
-import { assertRefusal, postGraphql } from '../helpers/assertions.ts';
-import { HOSTS } from '../helpers/gateway.ts';
-import { withGateway } from '../helpers/setup.ts';
-import { gauge } from '../helpers/metrics.ts';
+} from '../../../scripts/sandbox/mod.ts';
+import { assertRefusal, postGraphql } from '../../helpers/assertions.ts';
+import { HOSTS } from '../../helpers/gateway.ts';
+import { withGateway } from '../../helpers/setup.ts';
+import { gauge } from '../../helpers/metrics.ts';
 
 const BOOKINGS = 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }';
 

@@ -9,7 +9,7 @@ import {
   type AdmittedSession,
   openWsUpstream,
   type SubscribeVerdict,
-} from '../../src/ws/mod.ts';
+} from '../../../src/ws/mod.ts';
 import { closeClient, initialisedClient, rawClient, ticks } from './fixtures/clients.ts';
 import { testBothHosts, TOKEN, withWorld } from './fixtures/setup.ts';
 import { type GraphqlUpstream, waitFor } from './fixtures/upstream.ts';

@@ -10,10 +10,10 @@
  */
 import assert from 'node:assert/strict';
 import { WebSocket as WsClient } from 'ws';
-import { createSvcSocket } from '../../src/client/mod.ts';
-import { WORLD_IDS } from '../../scripts/sandbox/mod.ts';
-import { startHostProcess } from '../../scripts/host_process.ts';
-import { FLOOD_QUERY, startFloodUpstream } from '../../scripts/bench/flood_upstream.ts';
+import { createSvcSocket } from '../../../src/client/mod.ts';
+import { WORLD_IDS } from '../../../scripts/sandbox/mod.ts';
+import { startHostProcess } from '../../../scripts/host_process.ts';
+import { FLOOD_QUERY, startFloodUpstream } from '../../../scripts/bench/flood_upstream.ts';
 
 /** Closes seen by the sockets the client opened, in order. */
 const closes: { code: number; reason: string }[] = [];

@@ -8,12 +8,12 @@
  */
 import assert from 'node:assert/strict';
 import { WebSocket as WsClient } from 'ws';
-import { type Sandbox, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
-import { DEFAULTS } from '../../src/config/defaults.ts';
-import { postGraphql } from '../helpers/assertions.ts';
-import { nest } from '../helpers/deep_json.ts';
-import { HOSTS } from '../helpers/gateway.ts';
-import { withGateway } from '../helpers/setup.ts';
+import { type Sandbox, WORLD_IDS } from '../../../scripts/sandbox/mod.ts';
+import { DEFAULTS } from '../../../src/config/defaults.ts';
+import { postGraphql } from '../../helpers/assertions.ts';
+import { nest } from '../../helpers/deep_json.ts';
+import { HOSTS } from '../../helpers/gateway.ts';
+import { withGateway } from '../../helpers/setup.ts';
 
 const BOOKINGS = 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }';
 const LIMIT = DEFAULTS.jsonMaxDepth;

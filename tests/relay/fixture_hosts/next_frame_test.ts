@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { MAX_DEPTH, scanNext } from '../../src/ws/next_frame.ts';
-import { parseUpstreamFrame, rebuildResult, serialiseNext } from '../../src/ws/frames.ts';
+import { MAX_DEPTH, scanNext } from '../../../src/ws/next_frame.ts';
+import { parseUpstreamFrame, rebuildResult, serialiseNext } from '../../../src/ws/frames.ts';
 
 /** The object path's frame for `text`, or null when it refuses it or it is not a next. */
 function objectPath(text: string): string | null {

@@ -8,11 +8,11 @@
  * win), and nothing of the caller's reaches the upstream.
  */
 import assert from 'node:assert/strict';
-import { WORLD_IDS } from '../../scripts/sandbox/mod.ts';
-import { type Browser, browser } from './ws_browser.ts';
-import { assertNothingReached } from '../helpers/assertions.ts';
-import { HOSTS, startGateway } from '../helpers/gateway.ts';
-import { withGateway } from '../helpers/setup.ts';
+import { WORLD_IDS } from '../../../scripts/sandbox/mod.ts';
+import { type Browser, browser } from '../ws_browser.ts';
+import { assertNothingReached } from '../../helpers/assertions.ts';
+import { HOSTS, startGateway } from '../../helpers/gateway.ts';
+import { withGateway } from '../../helpers/setup.ts';
 
 const BOOKINGS = 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }';
 const FENCE_UNAVAILABLE = { code: 1013, reason: 'ProxyFenceUnavailable' };

@@ -6,10 +6,10 @@
  * refused ResourceNotAllowed and reaches nothing upstream.
  */
 import assert from 'node:assert/strict';
-import { WORLD_IDS } from '../../scripts/sandbox/mod.ts';
-import { assertRefusal, forwarded, postGraphql } from '../helpers/assertions.ts';
-import { HOSTS } from '../helpers/gateway.ts';
-import { withGateway } from '../helpers/setup.ts';
+import { WORLD_IDS } from '../../../scripts/sandbox/mod.ts';
+import { assertRefusal, forwarded, postGraphql } from '../../helpers/assertions.ts';
+import { HOSTS } from '../../helpers/gateway.ts';
+import { withGateway } from '../../helpers/setup.ts';
 
 const MESSAGES = 'subscription M($botID: BotID!, $c: ConversationID!) ' +
   '{ messageAdded(botID: $botID, conversationID: $c) { id clientId sender { __typename } } }';
