@@ -17,7 +17,7 @@ import { dispatchPostText } from './dispatch_post.ts';
  * The one agent of this process (shared by fetch and the forward, so one connection pool): the
  * EnvHttpProxyAgent when a proxy variable is set, else a plain Agent, which is what the
  * EnvHttpProxyAgent would route every call to anyway, without its URL parse per call
- * (docs/benchmarks.md "The gateway's own cost": ~1.3% of the Node host's CPU).
+ * (docs/benchmarks.md "What the common path leaves out").
  */
 let shared: Dispatcher | null = null;
 function agent(): Dispatcher {
@@ -34,9 +34,8 @@ function proxyVariableSet(): boolean {
 
 /**
  * NO_PROXY as undici reads it (no_proxy first), read once when the agent is made: left unset,
- * the agent reads the environment again on every call (docs/benchmarks.md "The gateway's own cost":
- * ~1.4% of the Node host's CPU). HTTP_PROXY and HTTPS_PROXY the agent itself reads once, when it is
- * made.
+ * the agent reads the environment again on every call (docs/benchmarks.md "What the common path
+ * leaves out"). HTTP_PROXY and HTTPS_PROXY the agent itself reads once, when it is made.
  */
 function noProxyVariable(): string {
   return process.env.no_proxy ?? process.env.NO_PROXY ?? '';
