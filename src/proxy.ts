@@ -1,73 +1,33 @@
 /**
- * createSvcProxy: the one core every host serves. SPEC "Checks before any
- * route", "Route table", "Startup behaviour and hosts".
+ * createSvcProxy: the one core every host serves, wired from its pieces: the core's shared parts
+ * (src/build_core.ts), the route table (src/routes/dispatch.ts), the door every request enters by
+ * (src/door.ts: the request's state, the checks before any route, metrics and access lines), the
+ * upgrade decision (src/routes/upgrade.ts), the read-ahead room (src/http/read_ahead.ts) and the
+ * metrics exposition (src/gauges.ts). SPEC "Checks before any route", "Route table",
+ * "Startup behaviour and hosts".
  */
-import { createBotFence } from './admission/bot_fence.ts';
-import { createGate, createStore } from './admission/session_module.ts';
 import { admitSocket } from './admission/socket_admission.ts';
-import { createInFlight } from './admission/in_flight.ts';
-import { createResourceFence } from './admission/resource_fence.ts';
-import { createRevocations } from './admission/revocations.ts';
-import { createTenantTable, type TenantTable } from './shared_limits/mod.ts';
 import type { Env, SvcProxyOptions } from './config/options.ts';
 import { resolveConfig } from './config/resolve.ts';
 import type { ResolvedConfig } from './config/resolved.ts';
 import { startupLines } from './config/startup.ts';
-import type { Core } from './core.ts';
-import { buildRegistry, resolveAllowlist } from './graphql/mod.ts';
-import { refusal } from './http/error_codes.ts';
-import {
-  checkHost,
-  checkOrigin,
-  corsHeaders,
-  PREFLIGHT_HEADERS,
-  withCors,
-} from './http/host_origin.ts';
-import { negotiatedRefusal, negotiatedResult } from './http/media_type.ts';
-import { healthResponse, isRefusalAnswer, plainResponse, refusalAnswer } from './http/responses.ts';
-import { withSecurityRecord } from './http/security_headers.ts';
-import { isPlainAnswer, type PlainAnswer, toResponse } from './http/answer.ts';
-import type { SvcRequest } from './http/request.ts';
-import { handleGraphql } from './routes/graphql.ts';
-import { handleRest } from './routes/rest.ts';
-import { createAdminRoutes } from './routes/admin/mod.ts';
-import { createAuthRoutes } from './routes/auth/mod.ts';
-import { createPublishingRoutes } from './routes/publishing/mod.ts';
-import { createCoreRelay } from './routes/socket.ts';
-import { fetchPostText } from './upstream/outbound.ts';
-import { createMetrics } from './observability/metrics.ts';
-import { createLogger, envelopeCode } from './observability/log.ts';
-import { createTracing } from './observability/tracing.ts';
-import { knownText } from './http/preread.ts';
-import { JSON_BODY_PER_BYTE } from './http/body.ts';
-import { metricsResponse } from './observability/metrics_route.ts';
-import { eventLoopLagMs, processLines } from './observability/process_metrics.ts';
-import { routeOf } from './observability/route_names.ts';
-import { noteRefusedCaller, RefusedValueLog } from './observability/refused_values.ts';
 import { DEFAULTS } from './config/defaults.ts';
-import {
-  offersRelaySubprotocol,
-  openWsUpstream,
-  RELAY_SUBPROTOCOL,
-  type RelaySocket,
-  type RelayStats,
-} from './ws/mod.ts';
-import { MemoryAccountant } from './memory/accountant.ts';
-import { garbageCollector, residentReader } from './memory/resident.ts';
-import { releaseRequest, trackRequest } from './memory/requests.ts';
-import { memoryBusy } from './http/busy.ts';
+import { buildCore } from './build_core.ts';
+import { createDoor } from './door.ts';
+import { isPlainAnswer, type PlainAnswer, toResponse } from './http/answer.ts';
+import type { ConnInfo, SvcRequest } from './http/request.ts';
+import { healthResponse } from './http/responses.ts';
+import { readAheadRoom } from './http/read_ahead.ts';
+import { exposition, ownExposition } from './gauges.ts';
+import { RefusedValueLog } from './observability/refused_values.ts';
+import { createRouter } from './routes/dispatch.ts';
+import { handleGraphql } from './routes/graphql.ts';
+import { createCoreRelay } from './routes/socket.ts';
+import { decideUpgrade, type UpgradeDecision } from './routes/upgrade.ts';
+import type { RelaySocket, RelayStats } from './ws/mod.ts';
 
-/** What a host knows about the connection. */
-export interface ConnInfo {
-  /** The peer's address (IP), when known. */
-  remoteAddress?: string;
-}
-
-/** The core's answer to an upgrade request. */
-export type UpgradeDecision =
-  | { kind: 'unclaimed' }
-  | { kind: 'refuse'; response: Response }
-  | { kind: 'accept'; protocol: string };
+export type { ConnInfo } from './http/request.ts';
+export type { UpgradeDecision } from './routes/upgrade.ts';
 
 /** One proxy instance: configuration, startup report, handlers. */
 export interface SvcProxy {
@@ -79,14 +39,18 @@ export interface SvcProxy {
    * too): GET/HEAD 200 {ok:true} or 503 {ok:false}; other methods 405 (`healthResponse`).
    */
   health(request: Request): Response;
-  /** The proxy's answer, or null when the path is not claimed (the host answers its own 404). */
+  /**
+   * The proxy's answer, or null when the path is not claimed (the host answers its own 404).
+   * `conn`: the peer's address, and the body when the host read it ahead (`conn.readAhead`).
+   */
   handle(request: Request, conn?: ConnInfo): Promise<Response | null>;
   /**
    * The GraphQL route (`config.httpPath`, whatever `request.url` says) for a request a host built
    * itself: the same checks, order and answers as `handle` gives that path, returned as a
    * PlainAnswer (status, header record, text) so a host writing to a socket itself needs no Web
    * Request or Response (docs/benchmarks.md "The gateway's own cost": the Node host's common path).
-   * The body is read through `request.body` or bytes registered with `withPrereadBody`.
+   * The body is read through `request.body`, or the bytes the host read ahead
+   * (`conn.readAhead`, src/http/preread.ts).
    */
   handleGraphql(request: SvcRequest, conn?: ConnInfo): Promise<PlainAnswer>;
   /**
@@ -124,73 +88,6 @@ export interface SvcProxy {
   close(): Promise<void>;
 }
 
-/** The memory accountant's gauges for the metrics (read at scrape time). */
-function memoryGauges(memory: MemoryAccountant) {
-  memory.sample();
-  return {
-    memoryBudgetBytes: memory.budget,
-    memoryHeldBytes: memory.held,
-    memoryResidentGrowthBytes: memory.residentGrowth,
-    memoryLevel: memory.level === 'over' ? 2 : memory.level === 'pressure' ? 1 : 0,
-  };
-}
-
-/** What a route answers with. */
-type Routed = Response | PlainAnswer;
-
-function under(path: string, prefix: string): boolean {
-  return path === prefix || path.startsWith(`${prefix}/`);
-}
-
-function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
-  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
-  const logger = createLogger(config.logFormat, options.log ?? ((line) => console.log(line)));
-  const metrics = config.metrics.enabled ? createMetrics() : null;
-  const resourceFence = createResourceFence(config.resourceFence);
-  const gate = createGate(
-    config,
-    fetchImpl,
-    metrics ? (result) => metrics.gate(result) : undefined,
-  );
-  const revocations = createRevocations();
-  const tenants = createTenantTable(config, {
-    fetch: fetchImpl,
-    log: logger.line,
-    gate,
-    revocations,
-    onCall: metrics ? (fn) => metrics.sharedLimitsCall(fn) : undefined,
-    onFallback: metrics ? () => metrics.sharedLimitsFallback() : undefined,
-  });
-  return {
-    config,
-    fetch: fetchImpl,
-    postText: options.postText ?? fetchPostText(fetchImpl),
-    upstreamSocket: options.upstreamSocket ?? openWsUpstream,
-    log: logger.line,
-    logger,
-    tracing: createTracing(config.otlpEndpoint),
-    metrics,
-    memory: config.memoryBudget.bytes === null
-      ? null
-      : new MemoryAccountant(config.memoryBudget.bytes, residentReader(), {
-        collect: () => garbageCollector()?.(),
-        onAction: metrics ? (action) => metrics.memoryAction(action) : undefined,
-      }),
-    gate,
-    graphqlInFlight: createInFlight(config.graphqlMaxConcurrent),
-    restInFlight: createInFlight(config.restMaxConcurrent),
-    botFence: createBotFence(config, fetchImpl),
-    resourceFence,
-    resourceStore: createStore(config, resourceFence, fetchImpl),
-    tenants,
-    revocations,
-    registry: config.operations ? buildRegistry(config.operations) : null,
-    allowlist: config.operationAllowlist
-      ? resolveAllowlist({ enabled: true, extra: config.operationAllowlistExtra })
-      : null,
-  };
-}
-
 /**
  * Builds the proxy. `options` over `env` over defaults (SPEC "Options").
  * Throws only for a registry that cannot be built (two operations in one
@@ -199,148 +96,19 @@ function buildCore(config: ResolvedConfig, options: SvcProxyOptions): Core {
 export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): SvcProxy {
   const config = resolveConfig(options, env);
   const core = buildCore(config, options);
-  const tenants = core.tenants as TenantTable;
   const lines = startupLines(config, {
     allowlistSize: core.allowlist ? core.allowlist.size : null,
     registrySize: core.registry ? core.registry.size : null,
   });
-  const admin = config.admin.state === 'off' ? null : createAdminRoutes(core);
-  const auth = createAuthRoutes(core);
-  const publishing = createPublishingRoutes(core);
   const refusedValues = new RefusedValueLog(core.log, {
     windowMs: DEFAULTS.refusedValueLogWindowMs,
     linesPerWindow: DEFAULTS.refusedValueLogLines,
     valueChars: DEFAULTS.refusedValueLogChars,
   });
-  const claims = (path: string) =>
-    path === config.httpPath || under(path, config.apiPath) ||
-    (admin !== null && under(path, config.adminPath)) ||
-    (auth !== null && under(path, config.authPath)) ||
-    (publishing !== null && under(path, config.publishingPath)) ||
-    (core.metrics !== null && path === config.metricsPath);
   const healthy = config.problems.length === 0;
   const relay = createCoreRelay(core, (payload) => admitSocket(core, payload));
-
-  const gauges = () => {
-    const relayStats = relay.stats();
-    return {
-      graphqlInFlight: core.graphqlInFlight.count,
-      graphqlMaxConcurrent: config.graphqlMaxConcurrent,
-      restInFlight: core.restInFlight.count,
-      restMaxConcurrent: config.restMaxConcurrent,
-      relaySockets: relayStats.sockets,
-      relaySubscriptions: relayStats.subscriptions,
-      relayPausedLegs: relayStats.pausedLegs,
-      relayUpstreamSockets: relayStats.upstreamSockets,
-      relayTimers: relayStats.timers,
-      relayHeldFramesTotal: relay.totals().heldFrames,
-      resourceBindings: core.resourceFence.size,
-      tenantsTracked: core.tenants.size,
-      sharedLimitsFallback: tenants.fallback ? 1 : 0,
-      relayMaxSockets: config.wsMaxSockets,
-      ...(core.memory ? memoryGauges(core.memory) : {}),
-    };
-  };
-  const ownText = async (): Promise<string | null> => {
-    if (!core.metrics) return null;
-    const lag = await eventLoopLagMs();
-    return core.metrics.render(gauges()) + processLines(lag).join('\n') + '\n';
-  };
-  const exposition = async () => {
-    const own = (await ownText())!;
-    return options.metricsDeployment ? await options.metricsDeployment(own) : own;
-  };
-  const route = (
-    request: Request,
-    path: string,
-    cors: Record<string, string>,
-    conn?: ConnInfo,
-  ): Routed | Promise<Routed> => {
-    if (path === config.httpPath) return handleGraphql(core, request, cors);
-    if (core.metrics && path === config.metricsPath) {
-      return metricsResponse(config, exposition, request, conn?.remoteAddress);
-    }
-    if (admin && under(path, config.adminPath)) {
-      return admin(request, path.slice(config.adminPath.length), conn);
-    }
-    // past the memory budget, new requests are refused (docs/operations.md "Memory"); the GraphQL
-    // route asks at its step 5, the panel and the metrics always answer
-    if (core.memory?.refuseRequest()) {
-      const refused = memoryBusy();
-      return refusalAnswer({ ...refused, headers: { ...refused.headers, ...cors } });
-    }
-    if (auth && under(path, config.authPath)) {
-      return auth(request, path.slice(config.authPath.length), cors);
-    }
-    if (publishing && under(path, config.publishingPath)) {
-      return publishing(request, path.slice(config.publishingPath.length), cors);
-    }
-    return handleRest(core, request, path.slice(config.apiPath.length), cors);
-  };
-
-  /**
-   * An answer of the GraphQL route in the media type its Accept asks for (src/http/media_type.ts,
-   * docs/routes.md "Refusals and their media type"); any other answer as it is.
-   */
-  const negotiated = <T extends Routed>(request: SvcRequest, path: string, answer: T): T => {
-    if (path !== config.httpPath || !isPlainAnswer(answer)) return answer;
-    const accept = request.headers.get('accept');
-    if (isRefusalAnswer(answer)) return negotiatedRefusal(answer, accept) as T;
-    return negotiatedResult(answer, accept) as T;
-  };
-
-  /**
-   * Host and origin checks, preflight, then `routed(cors)`; a handler that throws answers 500.
-   * Every answer past the origin check carries the CORS headers of a listed caller (SPEC "Checks
-   * before any route" 3), the route's own 405 and that 500 included.
-   */
-  const checked = async <T extends Routed>(
-    request: SvcRequest,
-    path: string,
-    routed: (cors: Record<string, string>) => T | Promise<T>,
-  ): Promise<T | PlainAnswer> => {
-    const adminOnly = under(path, config.adminPath);
-    const callerRefused = checkHost(config, request) ?? checkOrigin(config, request, adminOnly);
-    if (callerRefused) {
-      noteRefusedCaller(refusedValues, callerRefused.code, request, adminOnly);
-      return negotiated(request, path, refusalAnswer(callerRefused));
-    }
-    const cors = corsHeaders(config, request);
-    if (request.method === 'OPTIONS') {
-      return {
-        status: 204,
-        headers: withSecurityRecord({ ...cors, ...PREFLIGHT_HEADERS }),
-        body: null,
-      };
-    }
-    let answer: T | PlainAnswer;
-    try {
-      answer = await routed(cors);
-    } catch (error) {
-      core.log(`svc-gateway: handler failed: ${(error as Error)?.name ?? 'error'}`);
-      answer = refusalAnswer(
-        refusal('ProxyHandlerFailed', 'The proxy failed to handle this request'),
-      );
-    }
-    return withCors(negotiated(request, path, answer), cors);
-  };
-
-  /** A claimed path's answer with its metrics and access line. */
-  const observed = async <T extends Routed>(path: string, answer: () => Promise<T>): Promise<T> => {
-    const started = core.logger.accessLines ? performance.now() : 0;
-    const result = await answer();
-    core.metrics?.request(routeOf(config, path), result.status);
-    if (core.logger.accessLines) {
-      core.logger.access({
-        route: routeOf(config, path),
-        status: result.status,
-        code: envelopeCode(isPlainAnswer(result) ? result.body ?? undefined : knownText(result)),
-        durationMs: performance.now() - started,
-        requestId: crypto.randomUUID(),
-      });
-    }
-    return result;
-  };
+  const router = createRouter(core, exposition(core, relay, options.metricsDeployment));
+  const door = createDoor(core, { config, log: core.log, refusedValues });
 
   return {
     config,
@@ -349,65 +117,26 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
     async handle(request, conn) {
       const path = new URL(request.url).pathname;
       if (path === config.healthPath) return healthResponse(request.method, healthy);
-      if (!claims(path)) return null;
-      if (core.memory) trackRequest(request, core.memory);
-      try {
-        const result = await observed(
-          path,
-          () => checked(request, path, (cors) => route(request, path, cors, conn)),
-        );
-        return isPlainAnswer(result) ? toResponse(result) : result;
-      } finally {
-        if (core.memory) releaseRequest(request);
-      }
+      if (!router.claims(path)) return null;
+      const result = await door(
+        request,
+        path,
+        conn,
+        (state, cors) => router.route(request, state, path, cors, conn),
+      );
+      return isPlainAnswer(result) ? toResponse(result) : result;
     },
-    async handleGraphql(request) {
-      if (core.memory) trackRequest(request, core.memory);
-      try {
-        return await observed(
-          config.httpPath,
-          () => checked(request, config.httpPath, (cors) => handleGraphql(core, request, cors)),
-        );
-      } finally {
-        if (core.memory) releaseRequest(request);
-      }
-    },
-    upgrade(request) {
-      const path = new URL(request.url).pathname;
-      if (path !== config.wsPath) return { kind: 'unclaimed' };
-      const callerRefused = checkHost(config, request) ?? checkOrigin(config, request);
-      if (callerRefused) {
-        noteRefusedCaller(refusedValues, callerRefused.code, request, false);
-        return { kind: 'refuse', response: plainResponse(403, 'Forbidden') };
-      }
-      if (!offersRelaySubprotocol(request.headers.get('sec-websocket-protocol'))) {
-        return { kind: 'refuse', response: plainResponse(403, 'Forbidden') };
-      }
-      const full = relay.admitUpgrade();
-      if (full) {
-        const response = plainResponse(503, 'Service Unavailable');
-        if (full.retryAfterSeconds) {
-          response.headers.set('retry-after', String(full.retryAfterSeconds));
-        }
-        return { kind: 'refuse', response };
-      }
-      return { kind: 'accept', protocol: RELAY_SUBPROTOCOL };
-    },
-    readAhead(declared) {
-      const memory = core.memory;
-      const bytes = Math.max(0, declared) * JSON_BODY_PER_BYTE;
-      if (memory === null) return () => {};
-      // not counted as a refused request: the core's own read refuses it, or finds room
-      if (!memory.fits(bytes)) return null;
-      memory.charge(bytes);
-      let held = true;
-      return () => {
-        if (held) memory.release(bytes);
-        held = false;
-      };
-    },
+    handleGraphql: (request, conn) =>
+      door(
+        request,
+        config.httpPath,
+        conn,
+        (state, cors) => handleGraphql(core, request, state, cors),
+      ),
+    upgrade: (request) => decideUpgrade(config, relay, refusedValues, request),
+    readAhead: (declared) => readAheadRoom(core.memory, declared),
     acceptSocket: (socket) => relay.accept(socket),
-    metricsText: ownText,
+    metricsText: () => ownExposition(core, relay),
     stats: () => ({
       graphqlInFlight: core.graphqlInFlight.count,
       restInFlight: core.restInFlight.count,

@@ -9,12 +9,12 @@
 import {
   adaptWebSocket,
   checkHost,
+  type ConnInfo,
   mayPreread,
   parseHost,
   plainResponse,
   refusalResponse,
   type SvcProxy,
-  withPrereadBody,
 } from '../../src/host_api.ts';
 import type { DenoHost } from '../deno/server.ts';
 import { listenUrl } from '../env.ts';
@@ -69,14 +69,15 @@ export function denoHandler(proxy: SvcProxy, closing = createClosingConnections(
       const length = request.headers.get('content-length');
       const readAhead = mayPreread(length) ? proxy.readAhead(Number(length)) : null;
       try {
+        let entry: ConnInfo = conn;
         if (readAhead) {
           const body = await request.arrayBuffer().catch(() => null);
           // the caller went away mid-body (docs/operations.md "Faults"): nobody reads an answer,
           // nothing is logged
           if (body === null) return plainResponse(400, 'Bad Request');
-          withPrereadBody(request, new Uint8Array(body), true);
+          entry = { ...conn, readAhead: { bytes: new Uint8Array(body), counted: true } };
         }
-        const answer = await proxy.handleGraphql(request, conn);
+        const answer = await proxy.handleGraphql(request, entry);
         if (answer.headers.connection !== undefined) closes(request, info);
         const headers = plainHeadersFor(request, answer.headers);
         return new Response(answer.body, { status: answer.status, headers });

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Buffer } from 'node:buffer';
 import type { Duplex } from 'node:stream';
-import { DEFAULTS, knownText, mayPreread, withPrereadBody } from '../../src/host_api.ts';
+import { type ConnInfo, DEFAULTS, knownText, mayPreread } from '../../src/host_api.ts';
 
 /** A Web ReadableStream over the request body; cancelling pauses and drops, never destroys. */
 function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
@@ -70,10 +70,11 @@ function webHeaders(req: IncomingMessage): Headers {
 }
 
 /**
- * The Web Request for a node request (`origin` is e.g. http://127.0.0.1:8000).
- * A body that declared at most 64 KiB is read whole first (cheaper than a
- * stream) when `readAhead` (the host holds room for it in the memory budget:
- * `SvcProxy.readAhead`); any other body is a stream the core reads under its ceiling.
+ * The Web Request for a node request (`origin` is e.g. http://127.0.0.1:8000), with what the
+ * proxy takes beside it (`conn`: the peer, and the body when it was read ahead). A body that
+ * declared at most 64 KiB is read whole first (cheaper than a stream) when `readAhead` (the host
+ * holds room for it in the memory budget: `SvcProxy.readAhead`); any other body is a stream the
+ * core reads under its ceiling.
  * `signal` (hosts/node_http/caller_signal.ts) becomes the Request's signal: it aborts when the
  * caller goes away, and the core cancels its upstream call on it (docs/operations.md "Faults").
  */
@@ -82,21 +83,26 @@ export async function toRequest(
   origin: string,
   signal?: AbortSignal,
   readAhead = false,
-): Promise<Request> {
+): Promise<{ request: Request; conn: ConnInfo }> {
   const method = req.method ?? 'GET';
   const url = new URL(req.url ?? '/', origin);
   const headers = webHeaders(req);
-  if (method === 'GET' || method === 'HEAD') return new Request(url, { method, headers, signal });
+  const conn: ConnInfo = { remoteAddress: req.socket.remoteAddress };
+  if (method === 'GET' || method === 'HEAD') {
+    return { request: new Request(url, { method, headers, signal }), conn };
+  }
   if (readAhead && mayPreread(req.headers['content-length'])) {
     const bytes = await readSmallBody(req);
     // A JSON body (every JSON route reads through readCappedBytes) goes beside the Request
     // instead of in it: no Web stream for the common path.
     if (JSON_TYPE.test(headers.get('content-type') ?? '')) {
-      return withPrereadBody(new Request(url, { method, headers, signal }), bytes, true);
+      const request = new Request(url, { method, headers, signal });
+      return { request, conn: { ...conn, readAhead: { bytes, counted: true } } };
     }
-    return new Request(url, { method, headers, signal, body: bytes as Uint8Array<ArrayBuffer> });
+    const body = bytes as Uint8Array<ArrayBuffer>;
+    return { request: new Request(url, { method, headers, signal, body }), conn };
   }
-  return new Request(url, {
+  const request = new Request(url, {
     method,
     headers,
     signal,
@@ -104,6 +110,7 @@ export async function toRequest(
     // @ts-ignore: duplex is needed for a streamed request body
     duplex: 'half',
   });
+  return { request, conn };
 }
 
 /** Bodies up to this many bytes are sent whole with a content-length (one write). */

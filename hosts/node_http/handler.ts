@@ -119,8 +119,9 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
       if (readAhead && takesLeanPath(req, path, proxy.config.httpPath)) {
         return await answerLean(proxy, req, res, originOf(req), conn);
       }
-      const request = await toRequest(req, originOf(req), responseAbortSignal(res), !!readAhead);
-      const response = await proxy.handle(request, conn);
+      const signal = responseAbortSignal(res);
+      const entry = await toRequest(req, originOf(req), signal, !!readAhead);
+      const response = await proxy.handle(entry.request, entry.conn);
       if (response === null) return next();
       await sendResponse(req, res, response);
     } catch {

@@ -14,7 +14,6 @@ import {
   type PlainAnswer,
   type SvcProxy,
   type SvcRequest,
-  withPrereadBody,
 } from '../../src/host_api.ts';
 import { RawHeaders } from './raw_headers.ts';
 import { lingerAfterEarlyAnswer, readSmallBody } from './bridge.ts';
@@ -78,6 +77,6 @@ export async function answerLean(
     signal: responseSignal(res),
   };
   // counted by the room the handler reserved before the read (SvcProxy.readAhead)
-  withPrereadBody(request, whole, true);
-  sendPlainAnswer(req, res, await proxy.handleGraphql(request, conn));
+  const entry: ConnInfo = { ...conn, readAhead: { bytes: whole, counted: true } };
+  sendPlainAnswer(req, res, await proxy.handleGraphql(request, entry));
 }

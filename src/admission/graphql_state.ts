@@ -8,6 +8,7 @@ import type { FenceAnswer } from './bot_fence.ts';
 import type { GraphqlBody } from './entries.ts';
 import type { Session } from './gate.ts';
 import type { SvcRequest } from '../http/request.ts';
+import type { RequestState } from '../http/request_state.ts';
 import type { ForwardEntry } from '../upstream/forward_graphql.ts';
 
 /** Mutable state of one request through the chain. */
@@ -15,6 +16,11 @@ export interface GraphqlState {
   readonly core: Core;
   /** The HTTP request; null for a socket subscribe frame. */
   readonly request: SvcRequest | null;
+  /**
+   * The HTTP request's state from the door (its memory hold, a body read ahead:
+   * src/http/request_state.ts); null for a socket subscribe frame.
+   */
+  readonly requestState: RequestState | null;
   /** The socket's subscribe payload (socket only). */
   readonly payload?: unknown;
   /** The session admitted at step 2 (the socket's, admitted at connection_init). */
@@ -38,11 +44,17 @@ export interface GraphqlState {
   releases: Array<() => void>;
 }
 
-/** A fresh state. */
-export function newState(core: Core, request: SvcRequest | null, payload?: unknown): GraphqlState {
+/** A fresh state: an HTTP request with its `requestState`, or a socket's subscribe `payload`. */
+export function newState(
+  core: Core,
+  request: SvcRequest | null,
+  requestState: RequestState | null,
+  payload?: unknown,
+): GraphqlState {
   return {
     core,
     request,
+    requestState,
     payload,
     session: null,
     forward: [],

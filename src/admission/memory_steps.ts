@@ -7,7 +7,6 @@
  * The body itself was reserved from its first byte (src/http/body.ts).
  */
 import { DEFAULTS } from '../config/defaults.ts';
-import { reserveRequest } from '../memory/requests.ts';
 import type { Step } from './chain.ts';
 import type { GraphqlState as S } from './graphql_state.ts';
 import { memoryBusy } from '../http/busy.ts';
@@ -31,5 +30,5 @@ export function documentsCost(s: S): number {
 export const documentMemory: Step<S> = {
   step: 9.5,
   check: 'the parsed documents fit the memory budget (not a spec row)',
-  run: (s) => reserveRequest(s.request, documentsCost(s), true) ? null : memoryBusy(),
+  run: (s) => s.requestState?.reserve(documentsCost(s), true) === false ? memoryBusy() : null,
 };

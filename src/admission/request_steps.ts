@@ -84,7 +84,7 @@ export const bodySize: Step<S> = {
   step: 6,
   check: 'body under 2 MiB',
   async run(s) {
-    const read = await readCappedText(s.request!, DEFAULTS.graphqlBodyBytes);
+    const read = await readCappedText(s.request!, s.requestState!, DEFAULTS.graphqlBodyBytes);
     if ('refused' in read) return read.refused;
     s.text = read.text;
     return null;

@@ -24,3 +24,6 @@ export function toResponse(answer: PlainAnswer): Response {
   const init = { status: answer.status, headers: answer.headers };
   return answer.body === null ? new Response(null, init) : textResponse(answer.body, init);
 }
+
+/** What a route answers with: a Web Response, or an answer built from text. */
+export type Routed = Response | PlainAnswer;

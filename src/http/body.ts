@@ -3,12 +3,11 @@
  * reserved in the memory budget from its first byte (docs/operations.md "Memory").
  */
 import { type Refusal, refusal } from './error_codes.ts';
-import { prereadBody, prereadCounted } from './preread.ts';
 import { stringEnd } from './json_depth.ts';
 import { DEFAULTS } from '../config/defaults.ts';
-import { chargeRequest, reserveRequest } from '../memory/requests.ts';
 import { memoryBusy } from './busy.ts';
 import type { SvcRequest } from './request.ts';
+import type { RequestState } from './request_state.ts';
 
 /** Headers every oversize refusal carries: the caller is told the connection ends. */
 export const OVERSIZE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -42,18 +41,20 @@ export type BodyNotRead = 'over' | 'busy';
  * `perByte` bytes a byte of it (the defaults table's measured figures for what the caller builds
  * from it), its declared content-length at once, or chunk by chunk as a body without one
  * arrives; a reservation that does not fit stops the read ('busy', the stream cancelled, the
- * caller answers 503 ProxyBusy). What is reserved stays charged until the request is answered
- * (src/memory/requests.ts). `always`: charged, never refused (the admin panel always answers).
+ * caller answers 503 ProxyBusy). What is reserved stays charged on `state` until the request is
+ * answered (src/http/request_state.ts). `always`: charged, never refused (the admin panel always
+ * answers).
  */
 export async function readCappedBytes(
   request: SvcRequest,
+  state: RequestState,
   limit: number,
   perByte: number = DEFAULTS.memoryBodyBytesPerByte,
   always = false,
 ): Promise<Uint8Array<ArrayBuffer> | BodyNotRead> {
   const reserve = (bytes: number) => {
-    if (always) chargeRequest(request, bytes * perByte);
-    else return reserveRequest(request, bytes * perByte);
+    if (always) state.charge(bytes * perByte);
+    else return state.reserve(bytes * perByte);
     return true;
   };
   const declared = declaredLength(request);
@@ -61,12 +62,13 @@ export async function readCappedBytes(
     await request.body?.cancel().catch(() => {});
     return 'over';
   }
-  const preread = prereadBody(request);
-  if (preread !== undefined) {
+  const ahead = state.readAhead;
+  if (ahead !== null) {
+    const preread = ahead.bytes as Uint8Array<ArrayBuffer>;
     if (preread.byteLength > limit) return 'over';
     // counted by the host's reservation until the answer is sent (src/http/preread.ts)
-    if (prereadCounted(request)) return preread as Uint8Array<ArrayBuffer>;
-    return reserve(preread.byteLength) ? preread as Uint8Array<ArrayBuffer> : 'busy';
+    if (ahead.counted) return preread;
+    return reserve(preread.byteLength) ? preread : 'busy';
   }
   if (!request.body) return new Uint8Array(0);
   if (declared !== null && !reserve(declared)) {
@@ -139,14 +141,15 @@ const UTF8 = new TextDecoder();
  */
 export async function readCappedText(
   request: SvcRequest,
+  state: RequestState,
   limit: number,
   always = false,
 ): Promise<{ text: string } | { refused: Refusal }> {
-  const bytes = await readCappedBytes(request, limit, JSON_BODY_PER_BYTE, always);
+  const bytes = await readCappedBytes(request, state, limit, JSON_BODY_PER_BYTE, always);
   if (bytes === 'over') return { refused: tooLarge(limit) };
   if (bytes === 'busy') return { refused: memoryBusy() };
   const text = UTF8.decode(bytes);
-  chargeRequest(request, parsedJsonCost(text) - bytes.byteLength * DEFAULTS.memoryParsedPerByte);
+  state.charge(parsedJsonCost(text) - bytes.byteLength * DEFAULTS.memoryParsedPerByte);
   return { text };
 }
 

@@ -33,10 +33,33 @@ export interface SvcRequest {
   readonly url: string;
   readonly headers: HeaderReader;
   /**
-   * The body stream; null when there is none or when the host read it ahead and registered the
-   * bytes with `withPrereadBody` (src/http/preread.ts), which every reader in the core consults.
+   * The body stream; null when there is none or when the host read it ahead and hands the bytes
+   * in beside the request ({@link ConnInfo.readAhead}, src/http/preread.ts).
    */
   readonly body: ReadableStream<Uint8Array> | null;
   /** Aborts when the caller goes away (absent: the host cannot tell). */
   readonly signal?: CallerSignal;
+}
+
+/**
+ * A body a host read whole before handing the request in (its request then carries no body):
+ * `bytes`, and `counted`: the host reserved them in the memory budget before it read them
+ * (`SvcProxy.readAhead`) and holds that reservation until the answer is sent, so the core does
+ * not count them again.
+ */
+export interface ReadAhead {
+  readonly bytes: Uint8Array;
+  readonly counted: boolean;
+}
+
+/** What a host knows about the request beyond the request itself: its connection, its body. */
+export interface ConnInfo {
+  /** The peer's address (IP), when known. */
+  remoteAddress?: string;
+  /**
+   * The body the host read whole before handing the request in (the request then carries no
+   * body): at most `PREREAD_MAX_BYTES` declared (src/http/preread.ts), every reader in the
+   * core reads these bytes; `counted`: the host holds room for them from `SvcProxy.readAhead`.
+   */
+  readAhead?: ReadAhead;
 }

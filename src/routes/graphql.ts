@@ -14,17 +14,18 @@ import { methodNotAllowedAnswer, refusalAnswer } from '../http/responses.ts';
 import { forwardGraphql, upstreamAnswer } from '../upstream/forward_graphql.ts';
 import type { Span } from '@opentelemetry/api';
 import { endRefused } from '../observability/tracing.ts';
-import { chargeRequest } from '../memory/requests.ts';
+import type { RequestState } from '../http/request_state.ts';
 import { DEFAULTS } from '../config/defaults.ts';
 
 /** Handles the GraphQL POST route; `cors` headers are added to every answer. */
 export async function handleGraphql(
   core: Core,
   request: SvcRequest,
+  requestState: RequestState,
   cors: Record<string, string>,
 ): Promise<PlainAnswer> {
   if (request.method !== 'POST') return methodNotAllowedAnswer(['POST']);
-  const state = newState(core, request);
+  const state = newState(core, request, requestState);
   const { metrics, tracing } = core;
   const span = tracing?.startRoot('svc.graphql');
   try {
@@ -80,8 +81,8 @@ async function forward(
   }
   span?.setAttribute('svc.upstream.status', outcome.answer.status);
   span?.end();
-  // the answer is held, and rewritten, until it is sent (src/memory/requests.ts)
-  chargeRequest(state.request, outcome.answer.text.length * DEFAULTS.memoryAnswerPerChar);
+  // the answer is held, and rewritten, until it is sent (src/http/request_state.ts)
+  state.requestState?.charge(outcome.answer.text.length * DEFAULTS.memoryAnswerPerChar);
   if (outcome.answer.status === 200) learnFromAnswer(state, outcome.answer.text);
   return upstreamAnswer(outcome.answer, cors, core.config.token);
 }

@@ -14,7 +14,7 @@ import { UPLOAD_STEPS } from '../admission/steps.ts';
 import { DEFAULTS } from '../config/defaults.ts';
 import type { Core } from '../core.ts';
 import { cappedStream, declaredLength, tooLarge } from '../http/body.ts';
-import { requestBodyOf } from '../http/preread.ts';
+import type { RequestState } from '../http/request_state.ts';
 import { type Refusal, refusal } from '../http/error_codes.ts';
 import { methodNotAllowed, refusalResponse } from '../http/responses.ts';
 import { applySecurityHeaders } from '../http/security_headers.ts';
@@ -23,12 +23,12 @@ import { answerTooLarge, fetchWithDeadline } from '../upstream/outbound.ts';
 import { pipedAnswer } from '../upstream/piped_answer.ts';
 import { uploadAnswerLearner } from '../admission/answer_learning.ts';
 import { UPLOAD_PATHS, type UploadRoute, uploadSearch } from '../admission/upload_paths.ts';
-import { chargeRequest } from '../memory/requests.ts';
 
 /** Handles every path under the api prefix (`rest` is the part after the prefix). */
 export async function handleRest(
   core: Core,
   request: Request,
+  requestState: RequestState,
   rest: string,
   cors: Record<string, string>,
 ): Promise<Response> {
@@ -38,7 +38,7 @@ export async function handleRest(
     return refuse(refusal('RestPathNotAllowed', 'Only the file uploads are forwarded here'));
   }
   if (request.method !== 'POST') return methodNotAllowed(['POST']);
-  const state = newState(core, request);
+  const state = newState(core, request, requestState);
   const refused = await runSteps(UPLOAD_STEPS, state);
   if (refused) return refuse(refused);
   const release = core.restInFlight.tryAcquire();
@@ -68,8 +68,9 @@ async function forwardUpload(
   const headers: Record<string, string> = { authorization: `Bearer ${core.config.token}` };
   const type = request.headers.get('content-type');
   if (type) headers['content-type'] = type;
-  const sent = requestBodyOf(request);
-  const capped = sent ? cappedStream(sent, limit, (d) => chargeRequest(request, d)) : null;
+  const held = state.requestState!;
+  const sent = held.bodyOf(request);
+  const capped = sent ? cappedStream(sent, limit, (d) => held.charge(d)) : null;
   const forwarded = new URL(request.url).searchParams;
   const search = uploadSearch(route, forwarded);
   const url = `${core.config.upstream}/api${rest}${search}`;

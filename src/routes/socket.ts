@@ -39,7 +39,7 @@ export function checkSubscribe(
   payload: unknown,
   admitted: AdmittedSession,
 ): SubscribeVerdict | Promise<SubscribeVerdict> {
-  const state = newState(core, null, payload);
+  const state = newState(core, null, null, payload);
   state.session = (admitted as SocketSession).gate ?? null;
   const refused = runSteps(SOCKET_STEPS, state);
   return refused instanceof Promise

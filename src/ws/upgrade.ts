@@ -1,6 +1,6 @@
 /**
  * Which upgrades the relay accepts: SPEC "Route table" (WS row: "Subprotocol graphql-transport-ws
- * only"). The core's upgrade (src/proxy.ts) asks it after the host and origin checks.
+ * only"). The core's upgrade (src/routes/upgrade.ts) asks it after the host and origin checks.
  */
 import { RELAY_SUBPROTOCOL } from './socket.ts';
 

@@ -10,6 +10,7 @@ import type { Core } from '../../src/core.ts';
 import { resolveConfig } from '../../src/config/resolve.ts';
 import type { AdminContext } from '../../src/routes/admin/context.ts';
 import { unlock } from '../../src/routes/admin/session_route.ts';
+import { untrackedState } from '../../src/http/request_state.ts';
 import { createThrottle } from '../../src/routes/admin/throttle.ts';
 import { PASSWORD } from './helpers.ts';
 
@@ -65,6 +66,7 @@ Deno.test('admin password: every attempt pauses before the throttle and the answ
     const answer = unlock({
       ctx,
       request: attempt(body),
+      state: untrackedState(),
       conn: { remoteAddress: '10.1.1.1' },
       path: '/session',
       id: '',

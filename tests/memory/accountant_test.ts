@@ -8,12 +8,7 @@
 import assert from 'node:assert/strict';
 import { MemoryAccountant } from '../../src/memory/accountant.ts';
 import { readCgroupLimit, resolveMemoryBudget } from '../../src/config/memory_budget.ts';
-import {
-  chargeRequest,
-  releaseRequest,
-  reserveRequest,
-  trackRequest,
-} from '../../src/memory/requests.ts';
+import { RequestState } from '../../src/http/request_state.ts';
 import { DEFAULTS } from '../../src/config/defaults.ts';
 import { resolveConfig } from '../../src/config/resolve.ts';
 import { configurationLine } from '../../src/config/startup.ts';
@@ -142,16 +137,15 @@ Deno.test('resident memory: pressure past the threshold after a collection, stuc
 
 Deno.test('a request is charged what it reads and holds, and released once answered', () => {
   const memory = new MemoryAccountant(100 * MIB, null);
-  const request = {};
-  chargeRequest(request, 5); // untracked: nothing
+  new RequestState(null).charge(5); // untracked (the budget off): nothing
   assert.equal(memory.held, 0);
-  trackRequest(request, memory);
-  chargeRequest(request, 2 * MIB);
-  chargeRequest(request, 3 * MIB);
-  chargeRequest(request, -1 * MIB);
+  const request = new RequestState(memory);
+  request.charge(2 * MIB);
+  request.charge(3 * MIB);
+  request.charge(-1 * MIB);
   assert.equal(memory.held, 4 * MIB);
-  releaseRequest(request);
-  releaseRequest(request);
+  request.release();
+  request.release();
   assert.equal(memory.held, 0);
 });
 
@@ -264,20 +258,19 @@ Deno.test('shedding collects at once, however soon after the last collection', (
 Deno.test('a request reserves only what fits the budget, synchronously, and gives it back', () => {
   // under memoryLargeRequestBytes each, so the budget itself is the room
   const memory = new MemoryAccountant(10 * MIB, null);
-  const [first, second] = [{}, {}];
-  trackRequest(first, memory);
-  trackRequest(second, memory);
-  assert.equal(reserveRequest(first, 6 * MIB), true);
-  assert.equal(reserveRequest(second, 4 * MIB), true, 'at the budget: admitted');
+  const [first, second] = [new RequestState(memory), new RequestState(memory)];
+  assert.equal(first.reserve(6 * MIB), true);
+  assert.equal(second.reserve(4 * MIB), true, 'at the budget: admitted');
   assert.equal(memory.held, 10 * MIB);
-  assert.equal(reserveRequest(second, 1), false, 'one byte past it: refused');
+  assert.equal(second.reserve(1), false, 'one byte past it: refused');
   assert.equal(memory.held, 10 * MIB, 'a refused reservation counts nothing');
   assert.equal(memory.actions.refused_request, 1);
-  releaseRequest(first);
-  releaseRequest(second);
-  releaseRequest(second);
+  first.release();
+  second.release();
+  second.release();
   assert.equal(memory.held, 0);
-  assert.equal(reserveRequest({}, 500 * MIB), true, 'an untracked request is not counted');
+  const untracked = new RequestState(null);
+  assert.equal(untracked.reserve(500 * MIB), true, 'an untracked request is not counted');
 });
 
 Deno.test('an idle process is not left under pressure by what requests left resident', async () => {
@@ -288,14 +281,13 @@ Deno.test('an idle process is not left under pressure by what requests left resi
     now: () => now,
     collect: () => collections++,
   });
-  const request = {};
-  trackRequest(request, memory);
-  assert.equal(reserveRequest(request, 10 * MIB), true);
+  const request = new RequestState(memory);
+  assert.equal(request.reserve(10 * MIB), true);
   rss += 90 * MIB; // a burst's garbage and the allocator's slack, past the pressure threshold
   now += LATER;
   memory.sample();
   assert.equal(memory.level, 'pressure');
-  releaseRequest(request); // the last request: a collection and a fresh start
+  request.release(); // the last request: a collection and a fresh start
   await Promise.resolve();
   assert.ok(collections >= 2);
   assert.equal(memory.residentGrowth, 0);
@@ -311,19 +303,18 @@ Deno.test('a large reservation fits under the pressure threshold; its end collec
     collect: () => collections++,
   });
   const large = DEFAULTS.memoryLargeRequestBytes;
-  const [a, b, c] = [{}, {}, {}];
-  for (const request of [a, b, c]) trackRequest(request, memory);
-  assert.equal(reserveRequest(a, memory.pressureBytes - large), true);
-  assert.equal(reserveRequest(b, large), true, 'at the pressure threshold: admitted');
-  assert.equal(reserveRequest(c, large), false, 'past it: refused, though within the budget');
-  assert.equal(reserveRequest(c, large - 1), true, 'a smaller one fits up to the budget');
+  const [a, b, c] = [new RequestState(memory), new RequestState(memory), new RequestState(memory)];
+  assert.equal(a.reserve(memory.pressureBytes - large), true);
+  assert.equal(b.reserve(large), true, 'at the pressure threshold: admitted');
+  assert.equal(c.reserve(large), false, 'past it: refused, though within the budget');
+  assert.equal(c.reserve(large - 1), true, 'a smaller one fits up to the budget');
   assert.equal(memory.held, memory.pressureBytes + large - 1);
-  releaseRequest(c);
+  c.release();
   assert.equal(collections, 0, 'a small request ending collects nothing');
-  releaseRequest(b);
+  b.release();
   assert.equal(collections, 1, 'a large one ending collects');
   now += DEFAULTS.memoryCollectEveryMs - 1;
-  releaseRequest(a);
+  a.release();
   assert.equal(collections, 1, 'at most every memoryCollectEveryMs');
   assert.equal(memory.held, 0);
 });

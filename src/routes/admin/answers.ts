@@ -4,6 +4,7 @@
  * body reader (SPEC "Ceilings": admin body 64 KiB, /session 4 KiB, 413 AdminBodyTooLarge).
  */
 import { readCappedText } from '../../http/body.ts';
+import type { RequestState } from '../../http/request_state.ts';
 import { type ErrorCode, type Refusal, refusal } from '../../http/error_codes.ts';
 import { nestsDeeperThan, tooDeepSentence } from '../../http/json_depth.ts';
 import { jsonResponse, refusalResponse } from '../../http/responses.ts';
@@ -39,11 +40,12 @@ export type JsonBody = { value: unknown } | { refused: Response };
  */
 export async function readJsonBody(
   request: Request,
+  state: RequestState,
   limit: number,
   maxDepth: number,
 ): Promise<JsonBody> {
   // counted in the memory budget, never refused for it: the panel always answers
-  const read = await readCappedText(request, limit, true);
+  const read = await readCappedText(request, state, limit, true);
   if ('refused' in read) return { refused: bodyTooLarge(limit) };
   if (read.text.trim() === '') return { value: undefined };
   if (nestsDeeperThan(read.text, maxDepth)) {

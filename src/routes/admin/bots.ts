@@ -48,8 +48,13 @@ async function deleteUpstream(call: ServiceCall, botId: string): Promise<boolean
 }
 
 /** POST /bots {workspaceId, name} → 201 {@link AdminBotAnswer}. */
-export async function createBot({ ctx, request }: AdminRequest): Promise<Response> {
-  const body = await readJsonBody(request, DEFAULTS.adminBodyBytes, ctx.core.config.jsonMaxDepth);
+export async function createBot({ ctx, request, state }: AdminRequest): Promise<Response> {
+  const body = await readJsonBody(
+    request,
+    state,
+    DEFAULTS.adminBodyBytes,
+    ctx.core.config.jsonMaxDepth,
+  );
   if ('refused' in body) return body.refused;
   const workspaceId = stringField(body.value, 'workspaceId');
   if (!workspaceId) return refuse('AdminWorkspaceRequired', 'Name the workspace (workspaceId)');
@@ -102,8 +107,13 @@ export async function createBot({ ctx, request }: AdminRequest): Promise<Respons
 }
 
 /** PATCH /bots/<id> {name} → {@link AdminBotAnswer}. */
-export async function renameBot({ ctx, request, id }: AdminRequest): Promise<Response> {
-  const body = await readJsonBody(request, DEFAULTS.adminBodyBytes, ctx.core.config.jsonMaxDepth);
+export async function renameBot({ ctx, request, state, id }: AdminRequest): Promise<Response> {
+  const body = await readJsonBody(
+    request,
+    state,
+    DEFAULTS.adminBodyBytes,
+    ctx.core.config.jsonMaxDepth,
+  );
   if ('refused' in body) return body.refused;
   const name = nameOf(body.value);
   if (!name) return badName();

@@ -2,6 +2,7 @@
  * What every admin handler reads: the core, the service-role backend (null without one), the
  * throttle, and the upstream call settings (null without a master token).
  */
+import type { RequestState } from '../../http/request_state.ts';
 import { type BackendRpc, createBackendRpc } from '../../backend/rpc.ts';
 import { DEFAULTS } from '../../config/defaults.ts';
 import type { Core } from '../../core.ts';
@@ -31,7 +32,9 @@ export interface AdminContext {
 export interface AdminRequest {
   ctx: AdminContext;
   request: Request;
-  /** The peer as the host reported it (ConnInfo of src/proxy.ts). */
+  /** The request's state from the door: its memory hold, a body read ahead. */
+  state: RequestState;
+  /** The peer as the host reported it (ConnInfo of src/http/request.ts). */
   conn: { remoteAddress?: string } | undefined;
   /** Path below the admin prefix, e.g. '/bots/abc'. */
   path: string;

@@ -2,12 +2,13 @@
  * /svc/admin: the operator panel's route table and dispatcher. SPEC "Admin panel: /svc/admin",
  * "Configuration states" (admin rows), "Authentication" 4, admin rows of "Errors".
  *
- * Order for a path under the prefix (host and same-origin checks ran before, in src/proxy.ts):
- * panel misconfigured → 500 AdminMisconfigured; unknown path → 404 AdminRouteNotFound; method
- * not taken → 405 (allow header, empty body); a malformed workspace or bot id → 404
- * AdminWorkspaceNotFound / AdminBotNotFound; every route but POST /session → the session check
- * (401 AdminSessionRequired); then the handler. A handler that throws: 500 ProxyInternalError.
+ * Order for a path under the prefix (host and same-origin checks ran before, in
+ * src/routes/caller_checks.ts): panel misconfigured → 500 AdminMisconfigured; unknown path →
+ * 404 AdminRouteNotFound; method not taken → 405 (allow header, empty body); a malformed
+ * workspace or bot id → 404 AdminWorkspaceNotFound / AdminBotNotFound; every route but POST
+ * /session → the session check (401 AdminSessionRequired); then the handler. A handler that throws: 500 ProxyInternalError.
  */
+import type { RequestState } from '../../http/request_state.ts';
 import type { Core } from '../../core.ts';
 import { methodNotAllowed } from '../../http/responses.ts';
 import { ADMIN_ID, refuse } from './answers.ts';
@@ -58,6 +59,7 @@ function match(path: string): { route: Route; id: string } | null {
 /** The panel's handler: `path` is the pathname under `config.adminPath`. */
 export type AdminHandler = (
   request: Request,
+  state: RequestState,
   path: string,
   conn: { remoteAddress?: string } | undefined,
 ) => Promise<Response>;
@@ -65,6 +67,7 @@ export type AdminHandler = (
 async function dispatch(
   ctx: AdminContext,
   request: Request,
+  state: RequestState,
   path: string,
   conn: AdminRequest['conn'],
 ) {
@@ -82,7 +85,7 @@ async function dispatch(
     await request.body?.cancel().catch(() => {});
     return methodNotAllowed(Object.keys(found.route.methods));
   }
-  const req: AdminRequest = { ctx, request, conn, path, id: found.id };
+  const req: AdminRequest = { ctx, request, state, conn, path, id: found.id };
   if (found.route.idNotFound && !ADMIN_ID.test(found.id)) {
     return refuse(found.route.idNotFound, 'No such id');
   }
@@ -98,9 +101,9 @@ async function dispatch(
 /** Builds the panel over `core` (call only when ADMIN_PASSWORD is set). */
 export function createAdminRoutes(core: Core): AdminHandler {
   const ctx = createAdminContext(core);
-  return async (request, path, conn) => {
+  return async (request, state, path, conn) => {
     try {
-      return await dispatch(ctx, request, path, conn);
+      return await dispatch(ctx, request, state, path, conn);
     } catch (error) {
       core.log(`svc-gateway: admin handler failed: ${(error as Error)?.name ?? 'error'}`);
       return refuse('ProxyInternalError', 'The admin panel failed to handle this request');

@@ -23,10 +23,11 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 /** POST /session {password}. */
-export async function unlock({ ctx, request, conn }: AdminRequest): Promise<Response> {
+export async function unlock({ ctx, request, state, conn }: AdminRequest): Promise<Response> {
   const { config } = ctx.core;
   const body = await readJsonBody(
     request,
+    state,
     DEFAULTS.adminSessionBodyBytes,
     config.jsonMaxDepth,
   );

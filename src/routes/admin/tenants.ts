@@ -54,8 +54,13 @@ const incomplete = () =>
   refuse('AdminGrantIncomplete', 'A grant names one bot (botId) and one account (userId)');
 
 /** POST /grants {botId, userId} → {@link AdminGrantAnswer}. */
-export async function grant({ ctx, request }: AdminRequest): Promise<Response> {
-  const body = await readJsonBody(request, DEFAULTS.adminBodyBytes, ctx.core.config.jsonMaxDepth);
+export async function grant({ ctx, request, state }: AdminRequest): Promise<Response> {
+  const body = await readJsonBody(
+    request,
+    state,
+    DEFAULTS.adminBodyBytes,
+    ctx.core.config.jsonMaxDepth,
+  );
   if ('refused' in body) return body.refused;
   const botId = stringField(body.value, 'botId');
   const userId = stringField(body.value, 'userId');

@@ -4,6 +4,7 @@
  * registry status or the database's own status). SPEC "Sign-up and bot routes", "Database hint
  * mapping", "Recovery-link route".
  */
+import type { RequestState } from '../../http/request_state.ts';
 import { type AuthAdmin, createAuthAdmin } from '../../backend/auth_admin.ts';
 import { readSessionToken } from '../../admission/session_token.ts';
 import { databaseRefusal, type UnlistedCode } from '../../backend/hints.ts';
@@ -46,6 +47,8 @@ export function authContext(core: Core): AuthContext | null {
 export interface AuthRequest {
   ctx: AuthContext;
   request: Request;
+  /** The request's state from the door: its memory hold, a body read ahead. */
+  state: RequestState;
   cors: Record<string, string>;
 }
 
@@ -118,7 +121,7 @@ export async function readJsonObject(
   req: AuthRequest,
   emptyOk: boolean,
 ): Promise<{ value: Record<string, unknown> } | Answer> {
-  const read = await readCappedText(req.request, DEFAULTS.jsonRouteBodyBytes);
+  const read = await readCappedText(req.request, req.state, DEFAULTS.jsonRouteBodyBytes);
   if ('refused' in read) return fromRefusal(read.refused);
   if (read.text.trim() === '' && emptyOk) return { value: {} };
   const maxDepth = req.ctx.core.config.jsonMaxDepth;

@@ -5,6 +5,7 @@
  * the variable. Wrong methods: 405 with an allow header. A handler that throws: 500
  * ProxyInternalError (the backstop; nothing of the failure is shown or logged).
  */
+import type { RequestState } from '../../http/request_state.ts';
 import type { Core } from '../../core.ts';
 import { methodNotAllowed } from '../../http/responses.ts';
 import { deleteBot, renameBot } from './bots.ts';
@@ -17,6 +18,7 @@ export type * from './types.ts';
 /** Handles `request` for `subpath` (the path after authPath, e.g. '/bots/123'). */
 export type AuthRoutes = (
   request: Request,
+  state: RequestState,
   subpath: string,
   cors: Record<string, string>,
 ) => Promise<Response>;
@@ -54,7 +56,7 @@ function routeOf(subpath: string): { route: Route; id?: string } | null {
 export function createAuthRoutes(core: Core): AuthRoutes | null {
   const ctx = authContext(core);
   if (ctx === null) return null;
-  return async (request, subpath, cors) => {
+  return async (request, state, subpath, cors) => {
     const found = routeOf(subpath);
     if (found === null) return toResponse(refuse('NotFound', 'No such auth route'), cors);
     const handler = found.route.methods[request.method];
@@ -67,7 +69,7 @@ export function createAuthRoutes(core: Core): AuthRoutes | null {
       return toResponse(refuse('ProxyAuthMisconfigured', message), cors);
     }
     try {
-      return toResponse(await handler({ ctx, request, cors }, found.id ?? ''), cors);
+      return toResponse(await handler({ ctx, request, state, cors }, found.id ?? ''), cors);
     } catch {
       return toResponse(refuse('ProxyInternalError', 'The auth route failed'), cors);
     }

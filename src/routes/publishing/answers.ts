@@ -4,6 +4,7 @@
  * mapping"), and the capped JSON body reader (SPEC "Ceilings": JSON route body 2 MiB, 413
  * RequestTooLarge).
  */
+import type { RequestState } from '../../http/request_state.ts';
 import { databaseRefusal } from '../../backend/hints.ts';
 import type { RpcResult } from '../../backend/rpc.ts';
 import { readCappedText, tooLarge } from '../../http/body.ts';
@@ -50,12 +51,13 @@ export type JsonBody = { value: unknown } | { refused: Response };
  */
 export async function readJson(
   request: Request,
+  state: RequestState,
   limit: number,
   what: string,
   cors: Record<string, string>,
   maxDepth: number,
 ): Promise<JsonBody> {
-  const read = await readCappedText(request, limit);
+  const read = await readCappedText(request, state, limit);
   // past the ceiling 413 RequestTooLarge; past the memory budget 503 ProxyBusy
   if ('refused' in read) {
     const { code, message, headers } = read.refused;

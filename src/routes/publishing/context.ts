@@ -4,6 +4,7 @@
  * upstream call settings. SPEC "Publish queue: /svc/publishing" (mounted with the gate on and a
  * service-role key).
  */
+import type { RequestState } from '../../http/request_state.ts';
 import { type BackendRpc, createBackendRpc } from '../../backend/rpc.ts';
 import { DEFAULTS } from '../../config/defaults.ts';
 import type { Core } from '../../core.ts';
@@ -24,6 +25,8 @@ export interface PublishingContext {
 export interface PublishingRequest {
   ctx: PublishingContext;
   request: Request;
+  /** The request's state from the door: its memory hold, a body read ahead. */
+  state: RequestState;
   /** CORS headers for a listed cross-origin caller (added to every answer). */
   cors: Record<string, string>;
   /** The id segment of /posts/<id> ('' elsewhere). */

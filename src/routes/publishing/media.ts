@@ -52,6 +52,7 @@ async function filePart(req: PublishingRequest): Promise<File | Response> {
   // what it holds: the bytes, the parsed form's file and the file's own copy (the memory budget)
   const read = await readCappedBytes(
     req.request,
+    req.state,
     DEFAULTS.mediaFileBytes + MULTIPART_SLACK_BYTES,
     DEFAULTS.memoryBodyBytesPerByte + DEFAULTS.memoryMediaPerByte,
   );

@@ -2,11 +2,12 @@
  * /svc/publishing: the publish queue's route table and dispatcher. SPEC "Publish queue:
  * /svc/publishing", its rows of "Errors", "Authentication" 5 and 6.
  *
- * Order for a path under the prefix (host, origin and preflight ran before, in src/proxy.ts):
- * unknown path → 404 NotFound; method not taken → 405 (allow header, empty body); a post id
- * that is not a UUID → 404 PostNotFound; then the handler (each does its own credential check:
- * session gate, admin session, or publish key). A handler that throws: 500 ProxyInternalError.
+ * Order for a path under the prefix (host, origin and preflight ran before, in
+ * src/routes/caller_checks.ts): unknown path → 404 NotFound; method not taken → 405 (allow
+ * header, empty body); a post id that is not a UUID → 404 PostNotFound; then the handler (each
+ * does its own credential check: session gate, admin session, or publish key). A handler that throws: 500 ProxyInternalError.
  */
+import type { RequestState } from '../../http/request_state.ts';
 import { mountedRoutes } from '../../config/startup.ts';
 import type { Core } from '../../core.ts';
 import { methodNotAllowed } from '../../http/responses.ts';
@@ -49,6 +50,7 @@ function match(path: string) {
 /** The queue's handler: `path` is the pathname under `config.publishingPath`. */
 export type PublishingHandler = (
   request: Request,
+  state: RequestState,
   path: string,
   cors: Record<string, string>,
 ) => Promise<Response>;
@@ -60,7 +62,7 @@ export type PublishingHandler = (
 export function createPublishingRoutes(core: Core): PublishingHandler | null {
   if (!mountedRoutes(core.config).includes('publishing')) return null;
   const ctx = createPublishingContext(core);
-  return async (request, path, cors) => {
+  return async (request, state, path, cors) => {
     const found = match(path);
     if (!found) return refuse('NotFound', 'No such publishing route', cors);
     const handler = found.route.methods[request.method];
@@ -73,7 +75,7 @@ export function createPublishingRoutes(core: Core): PublishingHandler | null {
       return refuse('PostNotFound', 'No such post', cors);
     }
     try {
-      return await handler({ ctx, request, cors, id: found.id });
+      return await handler({ ctx, request, state, cors, id: found.id });
     } catch (error) {
       core.log(`svc-gateway: publishing handler failed: ${(error as Error)?.name ?? 'error'}`);
       return refuse('ProxyInternalError', 'The publish queue failed to handle this request', cors);

@@ -38,6 +38,7 @@ async function call(
 async function postBody(req: PublishingRequest): Promise<{ post: unknown } | Response> {
   const body = await readJson(
     req.request,
+    req.state,
     DEFAULTS.jsonRouteBodyBytes,
     'a post',
     req.cors,

@@ -37,6 +37,7 @@ export async function publishDue(req: PublishingRequest): Promise<Response> {
   }
   const body = await readJson(
     req.request,
+    req.state,
     DEFAULTS.jsonRouteBodyBytes,
     '{id}',
     req.cors,
