@@ -71,6 +71,23 @@ async function startUpstream(mode: 'flood' | 'deaf') {
   };
 }
 
+/**
+ * Waits until `count()` has not changed for `quietMs` (checked every 50 ms) and returns it; throws
+ * when it is still changing after `deadlineMs`.
+ */
+async function settledCount(count: () => number, quietMs: number, deadlineMs: number) {
+  const start = Date.now();
+  let last = count();
+  let since = Date.now();
+  while (Date.now() - since < quietMs) {
+    if (Date.now() - start > deadlineMs) throw new Error(`still changing after ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = count();
+    if (now !== last) [last, since] = [now, Date.now()];
+  }
+  return last;
+}
+
 /** A `ws` browser that can stop reading; counts next frames and checks their order. */
 async function pausableBrowser(url: string) {
   const ws = new WsWebSocket(url, 'graphql-transport-ws', { perMessageDeflate: false });
@@ -134,8 +151,10 @@ testBothHosts(
           return;
         }
         await waitFor(() => host.relay.stats().pausedLegs === 1);
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        const sent = upstream.state.sent;
+        // the kernel's buffers between the legs fill first (slower on a loaded machine): wait
+        // until the upstream has stopped sending, then hold that it stays stopped; a relay that
+        // reads on while paused never lets it stop
+        const sent = await settledCount(() => upstream.state.sent, 300, 15_000);
         await new Promise((resolve) => setTimeout(resolve, 300));
         // the upstream's own unsent bytes, read now on its open socket: it cannot send because
         // the relay stopped reading its leg (a relay that also completed the stream upstream
