@@ -50,6 +50,9 @@ function plainFloorOf(label: string): string | null {
     return 'null relay deno plain';
   }
   if (label === 'node' || label === 'null relay node pass') return 'null relay node plain';
+  // a host of another checkout (scenario pieces: '<runtime> <variant>')
+  if (label.startsWith('deno ')) return 'null relay deno plain';
+  if (label.startsWith('node ')) return 'null relay node plain';
   return null;
 }
 
@@ -76,12 +79,14 @@ function roundFigures(byLabel: Map<string, Measurement>): Map<string, Record<str
 
 /**
  * Runs the pass over `targets` (direct first). Each measurement: `warmupS` of streaming, then
- * `durationS` counted; the target's label gets ` stream SxN <size> r<round>`.
+ * `durationS` counted; the target's label gets ` stream SxN <size> r<round>`. `measure` takes a
+ * measurement (default: runStreamLoad, which throws when a stream fails to start).
  */
 export async function streamRounds(
   targets: SocketTarget[],
   durationS: number,
   warmupS: number,
+  measure: typeof runStreamLoad = runStreamLoad,
 ): Promise<StreamRounds> {
   const measurements: Measurement[] = [];
   const comparisons: Comparison[] = [];
@@ -93,7 +98,7 @@ export async function streamRounds(
         const shape = `${sockets}x${streams} ${size}`;
         const byLabel = new Map<string, Measurement>();
         for (const t of targets) {
-          const m = await runStreamLoad(
+          const m = await measure(
             {
               ...t,
               label: `${t.label} stream ${shape} r${round}`,

@@ -11,6 +11,7 @@ import { longDocumentScenario } from './long_document.ts';
 import { memoryScenario } from './memory.ts';
 import { metricsScenario } from './metrics.ts';
 import { overheadScenario } from './overhead.ts';
+import { piecesScenario } from './pieces.ts';
 import { relayScenario } from './relay.ts';
 import { requestMemoryScenario } from './request_memory.ts';
 import { targetsScenario } from './targets.ts';
@@ -26,4 +27,5 @@ export const SCENARIOS: readonly Scenario[] = [
   memoryScenario,
   longDocumentScenario,
   requestMemoryScenario,
+  piecesScenario,
 ];
