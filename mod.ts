@@ -7,6 +7,9 @@
  */
 export { createSvcProxy } from './src/proxy.ts';
 export type { ConnInfo, SvcProxy, UpgradeDecision } from './src/proxy.ts';
+/** The request every entry reads (a Web Request is one) and the answer `serve` gives. */
+export type { CallerSignal, HeaderReader, ReadAhead, SvcRequest } from './src/http/request.ts';
+export type { SvcAnswer } from './src/http/answer.ts';
 export type {
   AdminThrottleOptions,
   AuthOptions,

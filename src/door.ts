@@ -1,15 +1,14 @@
 /**
- * The door every HTTP request enters the core by, whichever host and entry (`SvcProxy.handle`,
- * `SvcProxy.handleGraphql`): the request's state is created here (its memory hold, the body the
+ * The door every HTTP request enters the core by, whichever host and entry (`SvcProxy.serve`,
+ * `SvcProxy.handle`): the request's state is created here (its memory hold, the body the
  * host read ahead: src/http/request_state.ts), the checks before any route run around the route
  * (src/routes/caller_checks.ts), the answer is counted and logged (docs/operations.md "Metrics",
  * "Logs"), and what the request held is released however it ended. One door, so the common path
  * and the plain path cannot drift apart.
  */
 import type { Core } from './core.ts';
-import { isPlainAnswer, type PlainAnswer, type Routed } from './http/answer.ts';
+import { isPlainAnswer, knownText, type PlainAnswer, type Routed } from './http/answer.ts';
 import { type CallerChecks, checked } from './routes/caller_checks.ts';
-import { knownText } from './http/preread.ts';
 import type { ConnInfo, SvcRequest } from './http/request.ts';
 import { RequestState } from './http/request_state.ts';
 import { envelopeCode } from './observability/log.ts';

@@ -17,8 +17,8 @@ export { DEFAULTS } from './config/defaults.ts';
 
 // the request and answer shapes (src/http/request.ts, src/http/answer.ts)
 export type { CallerSignal, HeaderReader, ReadAhead, SvcRequest } from './http/request.ts';
-export type { PlainAnswer } from './http/answer.ts';
-export { knownText, mayPreread } from './http/preread.ts';
+export { answerOf, type SvcAnswer, toResponse } from './http/answer.ts';
+export { mayPreread } from './http/preread.ts';
 
 // answers and checks a host gives before the core (SPEC "Checks before any route")
 export { type Refusal, refusal } from './http/error_codes.ts';

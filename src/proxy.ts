@@ -14,14 +14,13 @@ import { startupLines } from './config/startup.ts';
 import { DEFAULTS } from './config/defaults.ts';
 import { buildCore } from './build_core.ts';
 import { createDoor } from './door.ts';
-import { isPlainAnswer, type PlainAnswer, toResponse } from './http/answer.ts';
+import { answerOf, isPlainAnswer, type Routed, type SvcAnswer, toResponse } from './http/answer.ts';
 import type { ConnInfo, SvcRequest } from './http/request.ts';
 import { healthResponse } from './http/responses.ts';
 import { readAheadRoom } from './http/read_ahead.ts';
 import { exposition, ownExposition } from './gauges.ts';
 import { RefusedValueLog } from './observability/refused_values.ts';
 import { createRouter } from './routes/dispatch.ts';
-import { handleGraphql } from './routes/graphql.ts';
 import { createCoreRelay } from './routes/socket.ts';
 import { decideUpgrade, type UpgradeDecision } from './routes/upgrade.ts';
 import type { RelaySocket, RelayStats } from './ws/mod.ts';
@@ -40,19 +39,21 @@ export interface SvcProxy {
    */
   health(request: Request): Response;
   /**
-   * The proxy's answer, or null when the path is not claimed (the host answers its own 404).
-   * `conn`: the peer's address, and the body when the host read it ahead (`conn.readAhead`).
+   * The one entry every host serves HTTP by: the proxy's answer (status, header record, body as
+   * text, a stream or none: {@link SvcAnswer}), or null when the path is not claimed (the host
+   * answers its own 404). `request` is a Web Request, or on the GraphQL route the lighter
+   * {@link SvcRequest} a host builds over its own request, so a host writing to a socket itself
+   * needs no Web Request or Response there (docs/benchmarks.md "The gateway's own cost": the Node
+   * host's common path); every other route reads a Web Request's API and answers a light request
+   * 500 ProxyHandlerFailed. `conn`: the peer's address, and the body when the host read it ahead
+   * (`conn.readAhead`, src/http/preread.ts; the request then carries none).
+   */
+  serve(request: SvcRequest, conn?: ConnInfo): Promise<SvcAnswer | null>;
+  /**
+   * {@link SvcProxy.serve} for the Web-standard caller: the same door, checks and routes, the
+   * answer as a Web Response (null: not claimed).
    */
   handle(request: Request, conn?: ConnInfo): Promise<Response | null>;
-  /**
-   * The GraphQL route (`config.httpPath`, whatever `request.url` says) for a request a host built
-   * itself: the same checks, order and answers as `handle` gives that path, returned as a
-   * PlainAnswer (status, header record, text) so a host writing to a socket itself needs no Web
-   * Request or Response (docs/benchmarks.md "The gateway's own cost": the Node host's common path).
-   * The body is read through `request.body`, or the bytes the host read ahead
-   * (`conn.readAhead`, src/http/preread.ts).
-   */
-  handleGraphql(request: SvcRequest, conn?: ConnInfo): Promise<PlainAnswer>;
   /**
    * Decides a WebSocket upgrade before any socket exists. Reads the URL and the Host, Origin and
    * Sec-WebSocket-Protocol headers only: a Web Request, or the lighter {@link SvcRequest} a host
@@ -109,30 +110,31 @@ export function createSvcProxy(options: SvcProxyOptions = {}, env: Env = {}): Sv
   const relay = createCoreRelay(core, (payload) => admitSocket(core, payload));
   const router = createRouter(core, exposition(core, relay, options.metricsDeployment));
   const door = createDoor(core, { config, log: core.log, refusedValues });
+  /** Health, or null when unclaimed, or the route's answer through the door. */
+  const enter = (request: SvcRequest, conn?: ConnInfo): Routed | null | Promise<Routed> => {
+    const path = new URL(request.url).pathname;
+    if (path === config.healthPath) return healthResponse(request.method, healthy);
+    if (!router.claims(path)) return null;
+    return door(
+      request,
+      path,
+      conn,
+      (state, cors) => router.route(request, state, path, cors, conn),
+    );
+  };
 
   return {
     config,
     startupLines: lines,
     health: (request) => healthResponse(request.method, healthy),
-    async handle(request, conn) {
-      const path = new URL(request.url).pathname;
-      if (path === config.healthPath) return healthResponse(request.method, healthy);
-      if (!router.claims(path)) return null;
-      const result = await door(
-        request,
-        path,
-        conn,
-        (state, cors) => router.route(request, state, path, cors, conn),
-      );
-      return isPlainAnswer(result) ? toResponse(result) : result;
+    async serve(request, conn) {
+      const result = await enter(request, conn);
+      return result === null ? null : answerOf(result);
     },
-    handleGraphql: (request, conn) =>
-      door(
-        request,
-        config.httpPath,
-        conn,
-        (state, cors) => handleGraphql(core, request, state, cors),
-      ),
+    async handle(request, conn) {
+      const result = await enter(request, conn);
+      return result === null || !isPlainAnswer(result) ? result : toResponse(result);
+    },
     upgrade: (request) => decideUpgrade(config, relay, refusedValues, request),
     readAhead: (declared) => readAheadRoom(core.memory, declared),
     acceptSocket: (socket) => relay.accept(socket),

@@ -7,6 +7,7 @@
  * header lists `close`, the handler's copy is left out and Deno's stands alone; otherwise the
  * handler's is the only one and stays.
  */
+import { type SvcAnswer, toResponse } from '../../src/host_api.ts';
 
 /** True when the request's Connection header lists the `close` token (case-insensitive). */
 export function requestCloses(request: Request): boolean {
@@ -15,35 +16,20 @@ export function requestCloses(request: Request): boolean {
 }
 
 /**
- * `headers` (lower-case names, as the core's PlainAnswer) without `connection` when the request
+ * `headers` (lower-case names, as the core's answer) without `connection` when the request
  * already closes; the same object otherwise (no copy on the common path, which has no
  * connection header).
  */
-export function plainHeadersFor(
+export function plainHeadersFor<H extends Readonly<Record<string, string | string[]>>>(
   request: Request,
-  headers: Readonly<Record<string, string>>,
-): Readonly<Record<string, string>> {
+  headers: H,
+): H {
   if (headers.connection === undefined || !requestCloses(request)) return headers;
   const { connection: _dropped, ...rest } = headers;
-  return rest;
+  return rest as unknown as H;
 }
 
-/**
- * `response` without its `connection` header when the request already closes (rebuilt around
- * the same body when its headers are immutable, as a fetched answer's are); `response` otherwise.
- */
-export function responseFor(request: Request, response: Response): Response {
-  if (!response.headers.has('connection') || !requestCloses(request)) return response;
-  try {
-    response.headers.delete('connection');
-    return response;
-  } catch {
-    const headers = new Headers(response.headers);
-    headers.delete('connection');
-    return new Response(response.body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers,
-    });
-  }
+/** The Web Response Deno.serve writes for the core's `answer`, its `connection` as above. */
+export function responseFor(request: Request, answer: SvcAnswer): Response {
+  return toResponse({ ...answer, headers: plainHeadersFor(request, answer.headers) });
 }

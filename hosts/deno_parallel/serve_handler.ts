@@ -18,7 +18,7 @@ import {
 } from '../../src/host_api.ts';
 import type { DenoHost } from '../deno/server.ts';
 import { listenUrl } from '../env.ts';
-import { plainHeadersFor, requestCloses, responseFor } from './connection_close.ts';
+import { requestCloses, responseFor } from './connection_close.ts';
 import {
   ConnectionDropped,
   connectionKey,
@@ -61,34 +61,29 @@ export function denoHandler(proxy: SvcProxy, closing = createClosingConnections(
       }
       return plainResponse(404, 'Not Found');
     }
-    if (request.method === 'POST' && rawPath(request.url) === proxy.config.httpPath) {
-      // the common path (docs/benchmarks.md "The gateway's own cost"): a small body read whole
-      // (Deno's fast path, not the stream), the core's PlainAnswer, no Headers object to fill;
-      // read ahead only with room in the memory budget, held until it is answered
-      // (src/http/preread.ts), else left to the core's read
-      const length = request.headers.get('content-length');
-      const readAhead = mayPreread(length) ? proxy.readAhead(Number(length)) : null;
-      try {
-        let entry: ConnInfo = conn;
-        if (readAhead) {
-          const body = await request.arrayBuffer().catch(() => null);
-          // the caller went away mid-body (docs/operations.md "Faults"): nobody reads an answer,
-          // nothing is logged
-          if (body === null) return plainResponse(400, 'Bad Request');
-          entry = { ...conn, readAhead: { bytes: new Uint8Array(body), counted: true } };
-        }
-        const answer = await proxy.handleGraphql(request, entry);
-        if (answer.headers.connection !== undefined) closes(request, info);
-        const headers = plainHeadersFor(request, answer.headers);
-        return new Response(answer.body, { status: answer.status, headers });
-      } finally {
-        readAhead?.();
+    // the common path (docs/benchmarks.md "The gateway's own cost"): a small GraphQL body read
+    // whole (Deno's fast path, not the stream), the core's text answer, no Headers object to fill;
+    // read ahead only with room in the memory budget, held until it is answered
+    // (src/http/preread.ts), else left to the core's read
+    const graphql = request.method === 'POST' && rawPath(request.url) === proxy.config.httpPath;
+    const length = graphql ? request.headers.get('content-length') : null;
+    const readAhead = mayPreread(length) ? proxy.readAhead(Number(length)) : null;
+    try {
+      let entry: ConnInfo = conn;
+      if (readAhead) {
+        const body = await request.arrayBuffer().catch(() => null);
+        // the caller went away mid-body (docs/operations.md "Faults"): nobody reads an answer,
+        // nothing is logged
+        if (body === null) return plainResponse(400, 'Bad Request');
+        entry = { ...conn, readAhead: { bytes: new Uint8Array(body), counted: true } };
       }
+      const answer = await proxy.serve(request, entry);
+      if (answer === null) return plainResponse(404, 'Not Found');
+      if (answer.headers.connection !== undefined) closes(request, info);
+      return responseFor(request, answer);
+    } finally {
+      readAhead?.();
     }
-    const response = await proxy.handle(request, conn);
-    if (response === null) return plainResponse(404, 'Not Found');
-    if (response.headers.has('connection')) closes(request, info);
-    return responseFor(request, response);
   };
 }
 

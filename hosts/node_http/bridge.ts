@@ -9,7 +9,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Buffer } from 'node:buffer';
 import type { Duplex } from 'node:stream';
-import { type ConnInfo, DEFAULTS, knownText, mayPreread } from '../../src/host_api.ts';
+import {
+  answerOf,
+  type ConnInfo,
+  DEFAULTS,
+  mayPreread,
+  type SvcAnswer,
+} from '../../src/host_api.ts';
 
 /** A Web ReadableStream over the request body; cancelling pauses and drops, never destroys. */
 function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
@@ -131,16 +137,6 @@ async function readHead(
   return { chunks, done: false };
 }
 
-function nodeHeaders(response: Response): Record<string, string | string[]> {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    if (name !== 'set-cookie') headers[name] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers['set-cookie'] = cookies;
-  return headers;
-}
-
 /**
  * An answer ready before the caller finished sending its body (a 413, or a refusal before the
  * body was read: 415, 401, 403, 429, 503): SPEC "Size and capacity" (the oversize rule) applied
@@ -182,38 +178,57 @@ function lingerOnClose(socket: LingeringSocket): void {
 }
 
 /**
- * Writes a Web Response to a node response: a small body whole with its
- * content-length, a large one streamed; applies the oversize socket rule.
+ * Writes the proxy's answer to a node response: a text body with one `end()` (content-length
+ * set), a stream's small body whole with its content-length, a large one streamed; applies the
+ * oversize socket rule. Synchronous unless the body is a stream.
  */
-export async function sendResponse(
+export function sendAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  answer: SvcAnswer,
+): void | Promise<void> {
+  const headers: Record<string, string | string[]> = { ...answer.headers };
+  if (!req.complete) lingerAfterEarlyAnswer(req, headers);
+  const body = answer.body;
+  if (body === null) {
+    res.writeHead(answer.status, headers).end();
+    return;
+  }
+  if (typeof body === 'string') {
+    headers['content-length'] = String(Buffer.byteLength(body));
+    res.writeHead(answer.status, headers).end(body);
+    return;
+  }
+  return sendStream(res, answer.status, headers, body);
+}
+
+/** A Web Response the host built itself, written as {@link sendAnswer} writes an answer. */
+export function sendResponse(
   req: IncomingMessage,
   res: ServerResponse,
   response: Response,
+): void | Promise<void> {
+  return sendAnswer(req, res, answerOf(response));
+}
+
+/** Writes a streamed body: whole with its content-length when small, else chunk by chunk. */
+async function sendStream(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string | string[]>,
+  body: ReadableStream<Uint8Array>,
 ): Promise<void> {
-  const headers = nodeHeaders(response);
-  if (!req.complete) lingerAfterEarlyAnswer(req, headers);
-  if (!response.body) {
-    res.writeHead(response.status, headers).end();
-    return;
-  }
-  const text = knownText(response);
-  if (text !== undefined) {
-    const bytes = Buffer.from(text);
-    headers['content-length'] = String(bytes.byteLength);
-    res.writeHead(response.status, headers).end(bytes);
-    return;
-  }
-  const reader = response.body.getReader();
+  const reader = body.getReader();
   res.once('close', () => reader.cancel().catch(() => {}));
   try {
     const head = await readHead(reader);
     const first = Buffer.concat(head.chunks);
     if (head.done) {
       headers['content-length'] = String(first.byteLength);
-      res.writeHead(response.status, headers).end(first);
+      res.writeHead(status, headers).end(first);
       return;
     }
-    res.writeHead(response.status, headers);
+    res.writeHead(status, headers);
     res.write(first);
     while (true) {
       const { done, value } = await reader.read();

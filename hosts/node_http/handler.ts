@@ -26,7 +26,7 @@ import {
   plainResponse,
   type SvcProxy,
 } from '../../src/host_api.ts';
-import { sendResponse, toRequest } from './bridge.ts';
+import { sendAnswer, sendResponse, toRequest } from './bridge.ts';
 import { answerLean, takesLeanPath, upgradeRequest } from './lean.ts';
 import { headerLines } from './raw_headers.ts';
 import { responseAbortSignal } from './caller_signal.ts';
@@ -121,9 +121,9 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
       }
       const signal = responseAbortSignal(res);
       const entry = await toRequest(req, originOf(req), signal, !!readAhead);
-      const response = await proxy.handle(entry.request, entry.conn);
-      if (response === null) return next();
-      await sendResponse(req, res, response);
+      const answer = await proxy.serve(entry.request, entry.conn);
+      if (answer === null) return next();
+      await sendAnswer(req, res, answer);
     } catch {
       // a listed cross-origin caller gets its CORS headers here too (SPEC "Checks before any
       // route" 3), so the browser shows it a 500 rather than a network failure

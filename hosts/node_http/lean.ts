@@ -1,22 +1,16 @@
 /**
  * The Node host's common path (docs/benchmarks.md "The gateway's own cost"): a POST to the GraphQL
- * route whose declared body is small is read whole and answered through `proxy.handleGraphql` with
- * no Web Request, Headers, Response or stream: the core reads a {@link SvcRequest} over node's own
- * request, and the PlainAnswer it returns is written with one `end()` carrying its content-length.
+ * route whose declared body is small is read whole and answered through `proxy.serve` with no Web
+ * Request, Headers, Response or stream: the core reads a {@link SvcRequest} over node's own
+ * request, and the text answer it returns is written with one `end()` carrying its content-length
+ * (bridge.ts `sendAnswer`, the writer of every answer).
  * The checks, their order and the answers are the core's, the same as on every other path (SPEC
  * "Order in which a GraphQL body is checked"). An upgrade is decided over the same light request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Buffer } from 'node:buffer';
-import {
-  type ConnInfo,
-  mayPreread,
-  type PlainAnswer,
-  type SvcProxy,
-  type SvcRequest,
-} from '../../src/host_api.ts';
+import { type ConnInfo, mayPreread, type SvcProxy, type SvcRequest } from '../../src/host_api.ts';
 import { RawHeaders } from './raw_headers.ts';
-import { lingerAfterEarlyAnswer, readSmallBody } from './bridge.ts';
+import { readSmallBody, sendAnswer } from './bridge.ts';
 import { responseSignal } from './caller_signal.ts';
 
 /**
@@ -38,22 +32,6 @@ export function upgradeRequest(req: IncomingMessage, url: URL): SvcRequest {
 export function takesLeanPath(req: IncomingMessage, path: string, httpPath: string): boolean {
   if (req.method !== 'POST' || path !== httpPath) return false;
   return mayPreread(req.headers['content-length']);
-}
-
-/** Writes `answer` with one `end()` (content-length set; the oversize linger when it applies). */
-export function sendPlainAnswer(
-  req: IncomingMessage,
-  res: ServerResponse,
-  answer: PlainAnswer,
-): void {
-  const headers: Record<string, string | string[]> = { ...answer.headers };
-  if (!req.complete) lingerAfterEarlyAnswer(req, headers);
-  if (answer.body === null) {
-    res.writeHead(answer.status, headers).end();
-    return;
-  }
-  headers['content-length'] = String(Buffer.byteLength(answer.body));
-  res.writeHead(answer.status, headers).end(answer.body);
 }
 
 /**
@@ -78,5 +56,7 @@ export async function answerLean(
   };
   // counted by the room the handler reserved before the read (SvcProxy.readAhead)
   const entry: ConnInfo = { ...conn, readAhead: { bytes: whole, counted: true } };
-  sendPlainAnswer(req, res, await proxy.handleGraphql(request, entry));
+  const answer = await proxy.serve(request, entry);
+  // claimed: the GraphQL route is always the proxy's; a text answer is written synchronously
+  return sendAnswer(req, res, answer!);
 }

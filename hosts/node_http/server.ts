@@ -19,7 +19,7 @@ import { createNodeHandler } from './handler.ts';
 import { answerClientError } from './pipelined.ts';
 
 /** The host's own 404 (security headers, no-store) for a path nothing claims. */
-export function notFound(req: IncomingMessage, res: ServerResponse): Promise<void> {
+export function notFound(req: IncomingMessage, res: ServerResponse): void | Promise<void> {
   return sendResponse(req, res, plainResponse(404, 'Not Found'));
 }
 

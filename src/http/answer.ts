@@ -1,29 +1,86 @@
 /**
- * An answer the core built from text: status, header pairs, body. The GraphQL route answers with
- * one so a host that writes to a socket itself (the Node host) skips the Web Response and its
- * stream (docs/benchmarks.md "The gateway's own cost"); {@link toResponse} makes the Web Response
- * every other caller gets.
+ * The one answer shape every host writes (`SvcProxy.serve`): status, a header record, and a body
+ * that is text, a byte stream or none. The GraphQL route answers with text ({@link PlainAnswer})
+ * so a host that writes to a socket itself (the Node host) skips the Web Response and its stream
+ * (docs/benchmarks.md "The gateway's own cost"); a route that answers with a Web Response becomes
+ * one through {@link answerOf}, its text read back when it was built from text ({@link knownText});
+ * {@link toResponse} makes the Web Response a Web-standard host or caller gets.
  */
-import { textResponse } from './preread.ts';
 
-/** Status, headers (lower-case names, security headers included) and a text body or none. */
-export interface PlainAnswer {
+/**
+ * Status, headers (lower-case names, security headers included; a name that repeats, i.e.
+ * `set-cookie`, as a list) and the body: text (UTF-8 on the wire), a byte stream, or null for an
+ * empty body.
+ */
+export interface SvcAnswer {
   readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[]>>;
+  readonly body: string | ReadableStream<Uint8Array> | null;
+}
+
+/** An answer built from text: single-valued headers, a text body or none. */
+export interface PlainAnswer extends SvcAnswer {
   readonly headers: Readonly<Record<string, string>>;
   /** The body text (UTF-8 on the wire), or null for an empty body. */
   readonly body: string | null;
 }
+
+/** What a route answers with: a Web Response, or an answer built from text. */
+export type Routed = Response | PlainAnswer;
 
 /** Whether `value` is a {@link PlainAnswer} rather than a Web Response. */
 export function isPlainAnswer(value: Response | PlainAnswer): value is PlainAnswer {
   return !(value instanceof Response);
 }
 
-/** The Web Response for `answer` (its text readable back through `knownText`). */
-export function toResponse(answer: PlainAnswer): Response {
-  const init = { status: answer.status, headers: answer.headers };
-  return answer.body === null ? new Response(null, init) : textResponse(answer.body, init);
+/**
+ * The {@link SvcAnswer} for a route's answer: a PlainAnswer as it is; a Web Response's status,
+ * headers (`set-cookie` as a list) and body: its text when it was built from text and is unread,
+ * else its stream (null when empty).
+ */
+export function answerOf(routed: Routed): SvcAnswer {
+  if (isPlainAnswer(routed)) return routed;
+  const headers: Record<string, string | string[]> = {};
+  routed.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') headers[name] = value;
+  });
+  const cookies = routed.headers.getSetCookie();
+  if (cookies.length > 0) headers['set-cookie'] = cookies;
+  return { status: routed.status, headers, body: knownText(routed) ?? routed.body };
 }
 
-/** What a route answers with: a Web Response, or an answer built from text. */
-export type Routed = Response | PlainAnswer;
+/** The Web Response for `answer` (a text body readable back through `knownText`). */
+export function toResponse(answer: SvcAnswer): Response {
+  const init = { status: answer.status, headers: headersInit(answer.headers) };
+  if (typeof answer.body === 'string') return textResponse(answer.body, init);
+  return new Response(answer.body, init);
+}
+
+/** The record as it is when every value is single, else as name-value pairs. */
+function headersInit(headers: SvcAnswer['headers']): HeadersInit {
+  const values = Object.values(headers);
+  if (values.every((value) => typeof value === 'string')) return headers as Record<string, string>;
+  return Object.entries(headers).flatMap(([name, value]): [string, string][] =>
+    typeof value === 'string' ? [[name, value]] : value.map((one) => [name, one])
+  );
+}
+
+/**
+ * The text of Responses built from text by {@link toResponse} (every answer helper of
+ * src/http/responses.ts), so {@link answerOf} hands a host the text to write with one `end()`
+ * instead of a stream to read, and the access line reads its error code. Weak: nothing outlives
+ * the Response it belongs to.
+ */
+const KNOWN = new WeakMap<Response, string>();
+
+/** A Response over `text` whose text {@link knownText} reads back without the stream. */
+function textResponse(text: string, init: ResponseInit): Response {
+  const response = new Response(text, init);
+  KNOWN.set(response, text);
+  return response;
+}
+
+/** The text `response` was built from by {@link toResponse}, while its body is unread. */
+export function knownText(response: Response): string | undefined {
+  return response.bodyUsed ? undefined : KNOWN.get(response);
+}

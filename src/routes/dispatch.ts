@@ -7,7 +7,7 @@ import type { Core } from '../core.ts';
 import { memoryBusy } from '../http/busy.ts';
 import type { Routed } from '../http/answer.ts';
 import { under } from './caller_checks.ts';
-import type { ConnInfo } from '../http/request.ts';
+import type { ConnInfo, SvcRequest } from '../http/request.ts';
 import type { RequestState } from '../http/request_state.ts';
 import { refusalAnswer } from '../http/responses.ts';
 import { metricsResponse } from '../observability/metrics_route.ts';
@@ -17,13 +17,23 @@ import { handleGraphql } from './graphql.ts';
 import { createPublishingRoutes } from './publishing/mod.ts';
 import { handleRest } from './rest.ts';
 
+/** `request` as the Web Request the routes other than GraphQL read; throws when it is not one. */
+function webRequest(request: SvcRequest): Request {
+  if (request instanceof Request) return request;
+  throw new TypeError('svc-gateway: only the GraphQL route takes a request that is not a Request');
+}
+
 /** The proxy's routes: what it claims, and the answer of a claimed path. */
 export interface Router {
   /** Whether the proxy answers `path` (else the host answers its own 404). */
   claims(path: string): boolean;
-  /** The answer of the route for `path` (claimed), with `cors` on it. */
+  /**
+   * The answer of the route for `path` (claimed), with `cors` on it. The GraphQL route reads any
+   * {@link SvcRequest}; every other route reads a Web Request's API (cookies, form data, its
+   * body) and throws for a request that is not one (the door answers 500 ProxyHandlerFailed).
+   */
   route(
-    request: Request,
+    request: SvcRequest,
     state: RequestState,
     path: string,
     cors: Record<string, string>,
@@ -44,8 +54,9 @@ export function createRouter(core: Core, exposition: () => Promise<string>): Rou
       (auth !== null && under(path, config.authPath)) ||
       (publishing !== null && under(path, config.publishingPath)) ||
       (core.metrics !== null && path === config.metricsPath),
-    route(request, state, path, cors, conn) {
-      if (path === config.httpPath) return handleGraphql(core, request, state, cors);
+    route(light, state, path, cors, conn) {
+      if (path === config.httpPath) return handleGraphql(core, light, state, cors);
+      const request = webRequest(light);
       if (core.metrics && path === config.metricsPath) {
         return metricsResponse(config, exposition, request, conn?.remoteAddress);
       }

@@ -1,8 +1,8 @@
 /**
  * hosts/deno_parallel/connection_close.ts: the handler's `connection` header is left out exactly when the
  * request's Connection header lists `close` (Deno.serve then writes its own), on both answer shapes
- * the Deno.serve handler (`deno task serve:parallel`) returns: the core's PlainAnswer headers and a
- * Response, including one whose headers are immutable. The raw-socket test is
+ * the Deno.serve handler (`deno task serve:parallel`) writes: the core's answer headers, and the
+ * answer of a route's Response, including one whose headers are immutable. The raw-socket test is
  * tests/http/oversize_socket_test.ts.
  */
 import assert from 'node:assert/strict';
@@ -11,6 +11,7 @@ import {
   requestCloses,
   responseFor,
 } from '../../hosts/deno_parallel/connection_close.ts';
+import { answerOf } from '../../src/host_api.ts';
 
 const request = (connection?: string) =>
   new Request('http://gw.test/svc/graphql', {
@@ -37,7 +38,9 @@ Deno.test('plainHeadersFor drops connection only when the request closes', () =>
 });
 
 Deno.test('responseFor drops connection from mutable and immutable headers', async () => {
-  const mutable = new Response('too large', { status: 413, headers: { connection: 'close' } });
+  const mutable = answerOf(
+    new Response('too large', { status: 413, headers: { connection: 'close' } }),
+  );
   const kept = responseFor(request(), mutable);
   assert.equal(kept.headers.get('connection'), 'close');
   const dropped = responseFor(request('close'), mutable);
@@ -53,7 +56,7 @@ Deno.test('responseFor drops connection from mutable and immutable headers', asy
     const fetched = await fetch(`http://127.0.0.1:${server.addr.port}/`);
     assert.throws(() => fetched.headers.set('x-probe', '1'));
     assert.equal(fetched.headers.get('connection'), 'close');
-    const rebuilt = responseFor(request('close'), fetched);
+    const rebuilt = responseFor(request('close'), answerOf(fetched));
     assert.notEqual(rebuilt, fetched);
     assert.equal(rebuilt.headers.get('connection'), null);
     assert.equal(rebuilt.status, 413);
