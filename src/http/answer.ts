@@ -52,7 +52,7 @@ export function answerOf(routed: Routed): SvcAnswer {
 /** The Web Response for `answer` (a text body readable back through `knownText`). */
 export function toResponse(answer: SvcAnswer): Response {
   const init = { status: answer.status, headers: headersInit(answer.headers) };
-  if (typeof answer.body === 'string') return textResponse(answer.body, init);
+  if (typeof answer.body === 'string') return new TextResponse(answer.body, init);
   return new Response(answer.body, init);
 }
 
@@ -66,21 +66,21 @@ function headersInit(headers: SvcAnswer['headers']): HeadersInit {
 }
 
 /**
- * The text of Responses built from text by {@link toResponse} (every answer helper of
- * src/http/responses.ts), so {@link answerOf} hands a host the text to write with one `end()`
- * instead of a stream to read, and the access line reads its error code. Weak: nothing outlives
- * the Response it belongs to.
+ * A Response built from text by {@link toResponse} (every answer helper of src/http/responses.ts)
+ * that carries its text, so {@link answerOf} hands a host the text to write with one `end()`
+ * instead of a stream to read, and the access line reads its error code. A complete Response:
+ * any other caller reads it as usual.
  */
-const KNOWN = new WeakMap<Response, string>();
+class TextResponse extends Response {
+  readonly bodyText: string;
 
-/** A Response over `text` whose text {@link knownText} reads back without the stream. */
-function textResponse(text: string, init: ResponseInit): Response {
-  const response = new Response(text, init);
-  KNOWN.set(response, text);
-  return response;
+  constructor(text: string, init: ResponseInit) {
+    super(text, init);
+    this.bodyText = text;
+  }
 }
 
 /** The text `response` was built from by {@link toResponse}, while its body is unread. */
 export function knownText(response: Response): string | undefined {
-  return response.bodyUsed ? undefined : KNOWN.get(response);
+  return response instanceof TextResponse && !response.bodyUsed ? response.bodyText : undefined;
 }

@@ -67,3 +67,30 @@ Deno.test('serve: a light request answers as handle does; unclaimed null; a ligh
     await sandbox.close();
   }
 });
+
+Deno.test('serve: a route answer built from text reaches the host as text; its access line names its code', async () => {
+  const sandbox = await startSandbox();
+  const lines: string[] = [];
+  const proxy = createSvcProxy(
+    { loopbackOnly: true, logFormat: 'json', ...denoOutbound(), log: (line) => lines.push(line) },
+    sandboxEnv(sandbox),
+  );
+  try {
+    const request = new Request(`${ORIGIN}/svc/api/not-an-upload`, {
+      method: 'POST',
+      headers: { host: '127.0.0.1:8000' },
+    });
+    const answer = await assertNothingReached(sandbox, () => proxy.serve(request));
+    assert.ok(answer !== null);
+    assert.equal(typeof answer.body, 'string', 'text, not a stream, for the host to write whole');
+    const code = JSON.parse(answer.body as string).errors[0].extensions.code;
+    assert.equal(code, 'RestPathNotAllowed');
+    const access = lines.map((line) => JSON.parse(line)).filter((line) => line.route === 'api');
+    assert.equal(access.length, 1, lines.join('\n'));
+    assert.equal(access[0].code, 'RestPathNotAllowed');
+    assert.equal(access[0].status, answer.status);
+  } finally {
+    await proxy.close();
+    await sandbox.close();
+  }
+});
