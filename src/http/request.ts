@@ -1,9 +1,11 @@
 /**
- * What the core reads of an incoming HTTP request on the GraphQL route and the checks before it
- * (SPEC "Checks before any route", "Order in which a GraphQL body is checked"): the method, the
- * absolute URL, header values by name, and the body. A Web `Request` is one; the Node host builds
- * a lighter one for the common path (hosts/node_http/lean.ts, docs/benchmarks.md "The gateway's own
- * cost") so that path needs no Web Request, Headers or stream.
+ * The one request shape every host hands the core (`SvcProxy.serve`, `upgrade`): what the door,
+ * the checks before any route and the GraphQL route read of an incoming HTTP request (SPEC "Checks
+ * before any route", "Order in which a GraphQL body is checked"): the method, the absolute URL,
+ * header values by name, and the body. A Web `Request` is one; the Node host builds a lighter one
+ * for the common path (hosts/node_http/lean.ts, docs/benchmarks.md "The gateway's own cost") so
+ * that path needs no Web Request, Headers or stream. Beside it, {@link ConnInfo}: what the host
+ * knows that the request does not say.
  */
 
 /** Header values by (case-insensitive) name; repeated headers joined with ", " as Web Headers do. */
