@@ -13,10 +13,11 @@ export type { SvcAnswer } from './src/http/answer.ts';
 export type {
   AdminThrottleOptions,
   AuthOptions,
+  ConfigOptions,
   Env,
   FenceOptions,
-  SvcProxyOptions,
 } from './src/config/options.ts';
+export type { HostHooks, SvcProxyOptions } from './src/proxy_options.ts';
 /** Request and response shapes of /svc/admin (type-only). */
 export type * from './src/routes/admin/types.ts';
 /** Answer shapes of /svc/auth: provision, bots, recovery-link (type-only). */

@@ -9,7 +9,7 @@ import { createInFlight } from './admission/in_flight.ts';
 import { createResourceFence } from './admission/resource_fence.ts';
 import { createRevocations } from './admission/revocations.ts';
 import { createTenantTable } from './shared_limits/mod.ts';
-import type { SvcProxyOptions } from './config/options.ts';
+import type { SvcProxyOptions } from './proxy_options.ts';
 import type { ResolvedConfig } from './config/resolved.ts';
 import type { Core } from './core.ts';
 import { buildRegistry, resolveAllowlist } from './graphql/mod.ts';

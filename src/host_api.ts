@@ -11,7 +11,7 @@
 // the proxy and its options (SPEC "Options", "Startup behaviour and hosts")
 export { createSvcProxy } from './proxy.ts';
 export type { ConnInfo, SvcProxy, UpgradeDecision } from './proxy.ts';
-export type { Env, SvcProxyOptions } from './config/options.ts';
+export type { Env, SvcProxyOptions } from './proxy_options.ts';
 export type { ResolvedConfig } from './config/resolved.ts';
 export { DEFAULTS } from './config/defaults.ts';
 

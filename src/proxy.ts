@@ -7,7 +7,7 @@
  * "Startup behaviour and hosts".
  */
 import { admitSocket } from './admission/socket_admission.ts';
-import type { Env, SvcProxyOptions } from './config/options.ts';
+import type { Env, SvcProxyOptions } from './proxy_options.ts';
 import { resolveConfig } from './config/resolve.ts';
 import type { ResolvedConfig } from './config/resolved.ts';
 import { startupLines } from './config/startup.ts';

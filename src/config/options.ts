@@ -3,8 +3,6 @@
  * Each falls back to its environment variable, then to `DEFAULTS`.
  */
 
-import type { PostText } from '../upstream/outbound.ts';
-import type { UpstreamFactory } from '../ws/mod.ts';
 import type { NumberLike } from './parse.ts';
 
 /** Tuning of the request-time bot fence (SPEC "Options": fence). All in ms. */
@@ -47,7 +45,7 @@ export interface AdminThrottleOptions {
 export type { NumberLike };
 
 /** Every option of the spec's options table, plus the host hooks below. */
-export interface SvcProxyOptions {
+export interface ConfigOptions {
   upstream?: string;
   httpPath?: string;
   wsPath?: string;
@@ -137,27 +135,6 @@ export interface SvcProxyOptions {
   metrics?: string | boolean;
   /** Not a spec option: serve /svc/metrics to callers with this bearer token only (METRICS_TOKEN). */
   metricsToken?: string;
-  /** Host hook, not a spec option: the fetch used for every outbound HTTP call. */
-  fetch?: typeof fetch;
-  /**
-   * Host hook, not a spec option: the GraphQL forward's transport (default: one over `fetch`).
-   * The Node host passes one on undici's dispatcher, which honours the same proxy variables.
-   */
-  postText?: PostText;
-  /**
-   * Host hook, not a spec option: opens the relay's upstream leg when no outbound proxy applies
-   * to it (default: the `ws` client; through a proxy it is always `ws` over a CONNECT tunnel).
-   * The Deno host passes the `ws` client too (hosts/deno/outbound.ts: it can pause the leg).
-   */
-  upstreamSocket?: UpstreamFactory;
-  /**
-   * Host hook, not a spec option: a worker deployment's scrape (docs/operations.md "Metrics of a
-   * worker deployment"). Given this process's exposition text, resolves to the deployment's
-   * (the other workers' texts merged in, aggregate.ts). Absent: the scrape answers this process.
-   */
-  metricsDeployment?: (own: string) => Promise<string>;
-  /** Host hook, not a spec option: where log lines go (default console.log). */
-  log?: (line: string) => void;
 }
 
 /** The environment bag: process environment over an env file. */

@@ -3,7 +3,7 @@
  */
 import { createHash } from 'node:crypto';
 import { CEILING_OPTIONS, DEFAULTS } from './defaults.ts';
-import type { Env, SvcProxyOptions } from './options.ts';
+import type { ConfigOptions, Env } from './options.ts';
 import {
   ceiling,
   flag,
@@ -19,13 +19,13 @@ import type { AuthConfig, ConfigProblem, ResolvedConfig, ResourceFenceMode } fro
 import { resolveMemoryBudget } from './memory_budget.ts';
 
 /** The master token: option token, else env[tokenEnv]; whitespace anywhere means missing (SPEC "Authentication" 1). */
-export function resolveToken(options: SvcProxyOptions, env: Env, tokenEnv: string): string | null {
+export function resolveToken(options: ConfigOptions, env: Env, tokenEnv: string): string | null {
   const raw = options.token !== undefined ? options.token : env[tokenEnv];
   if (raw === undefined || raw === '' || /\s/.test(raw)) return null;
   return raw;
 }
 
-function resolveAuth(options: SvcProxyOptions, env: Env): AuthConfig {
+function resolveAuth(options: ConfigOptions, env: Env): AuthConfig {
   const given = options.auth;
   const cacheTtlMs = ceiling(given ? given.cacheTtlMs : undefined, DEFAULTS.authCacheTtlMs);
   const rpcName = text(given ? given.rpcName : undefined) ?? DEFAULTS.authRpcName;
@@ -46,7 +46,7 @@ function resolveFenceMode(value: string | undefined, gateOn: boolean): ResourceF
   return gateOn ? 'bound' : 'off';
 }
 
-function resolveAllowlist(options: SvcProxyOptions, env: Env, gateOn: boolean): boolean {
+function resolveAllowlist(options: ConfigOptions, env: Env, gateOn: boolean): boolean {
   const given = options.operationAllowlist ?? env.SVC_OPERATION_ALLOWLIST;
   const v = typeof given === 'boolean' ? (given ? 'on' : 'off') : text(given)?.toLowerCase();
   if (v === 'on') return true;
@@ -55,7 +55,7 @@ function resolveAllowlist(options: SvcProxyOptions, env: Env, gateOn: boolean): 
 }
 
 function resolveHosts(
-  options: SvcProxyOptions,
+  options: ConfigOptions,
   env: Env,
   origins: readonly string[],
   publicUrl: string | undefined,
@@ -78,14 +78,14 @@ function outboundProxy(env: Env): string | undefined {
   return raw ? maskCredentials(raw) : undefined;
 }
 
-function adminSalt(options: SvcProxyOptions, env: Env, token: string | null, auth: AuthConfig) {
+function adminSalt(options: ConfigOptions, env: Env, token: string | null, auth: AuthConfig) {
   const given = text(options.adminCookieSalt ?? env.ADMIN_COOKIE_SALT);
   if (given) return given;
   const digest = createHash('sha256').update(`${token ?? ''}\n${auth.url ?? ''}`).digest('hex');
   return digest.slice(0, 32);
 }
 
-function adminThrottle(options: SvcProxyOptions) {
+function adminThrottle(options: ConfigOptions) {
   const given = options.adminThrottle ?? {};
   const count = (v: unknown, fallback: number) =>
     typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : fallback;
@@ -100,7 +100,7 @@ function adminThrottle(options: SvcProxyOptions) {
   };
 }
 
-function ceilings(options: SvcProxyOptions, env: Env) {
+function ceilings(options: ConfigOptions, env: Env) {
   const out: Record<string, number> = {};
   for (const [name, variable] of CEILING_OPTIONS) {
     out[name] = ceiling(options[name] ?? (variable ? env[variable] : undefined), DEFAULTS[name]);
@@ -135,7 +135,7 @@ function refusalOf(c: Omit<ResolvedConfig, 'problems' | 'refusal'>): string | un
  * Never throws for bad values: a bad ceiling gives its default, a bad URL is
  * dropped, and problems are listed in `problems` (SPEC "Startup behaviour").
  */
-export function resolveConfig(options: SvcProxyOptions = {}, env: Env = {}): ResolvedConfig {
+export function resolveConfig(options: ConfigOptions = {}, env: Env = {}): ResolvedConfig {
   const tokenEnv = text(options.tokenEnv) ?? DEFAULTS.tokenEnv;
   const token = resolveToken(options, env, tokenEnv);
   const auth = resolveAuth(options, env);
@@ -220,12 +220,12 @@ export function resolveConfig(options: SvcProxyOptions = {}, env: Env = {}): Res
 }
 
 /** METRICS=1 (loopback callers) or METRICS_TOKEN (bearer from every caller) turn metrics on. */
-function metricsConfig(options: SvcProxyOptions, env: Env): ResolvedConfig['metrics'] {
+function metricsConfig(options: ConfigOptions, env: Env): ResolvedConfig['metrics'] {
   const token = text(options.metricsToken ?? env.METRICS_TOKEN);
   return { enabled: token !== undefined || flag(options.metrics ?? env.METRICS), token };
 }
 
 /** LOG_FORMAT=json (any case) gives JSON lines; anything else the human lines. */
-function logFormat(options: SvcProxyOptions, env: Env): 'text' | 'json' {
+function logFormat(options: ConfigOptions, env: Env): 'text' | 'json' {
   return text(options.logFormat ?? env.LOG_FORMAT)?.toLowerCase() === 'json' ? 'json' : 'text';
 }

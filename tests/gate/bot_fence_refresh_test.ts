@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { type Sandbox, SANDBOX_TOKEN, startSandbox, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
 import { createBotFence, type FenceAnswer } from '../../src/admission/bot_fence.ts';
-import type { SvcProxyOptions } from '../../src/config/options.ts';
+import type { SvcProxyOptions } from '../../src/proxy_options.ts';
 import { resolveConfig } from '../../src/config/resolve.ts';
 
 const ASK = '?op=SvcWorkspaceBots';

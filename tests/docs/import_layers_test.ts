@@ -1,0 +1,106 @@
+/**
+ * The core's imports run one way (src/README.md "Imports run downwards"): every import from one
+ * folder of `src/` into another goes to a folder lower in {@link LAYERS}, so a piece low in the
+ * tree never depends on one above it and no two folders import each other. Two kinds of import
+ * are named here rather than forbidden, each type-only (erased from the emitted code):
+ *
+ * - `core.ts`: the `Core` interface every route and check reads (the pieces one proxy built),
+ *   taken by the folders that receive a core;
+ * - `client/` takes the routes' shared answer types (`routes/<group>/types.ts`) and nothing else
+ *   of the server, so the browser library carries no server code.
+ */
+import assert from 'node:assert/strict';
+import { join, relative } from 'node:path';
+
+const SRC = new URL('../../src/', import.meta.url).pathname;
+
+/** Folders of `src/`, lowest first; top-level files (`proxy.ts`, ...) sit above them all. */
+const LAYERS = [
+  'config',
+  'memory',
+  'http',
+  'observability',
+  'graphql',
+  'backend',
+  'ws',
+  'upstream',
+  'admission',
+  'shared_limits',
+  'routes',
+] as const;
+
+/** Folders that may take the `Core` interface from `core.ts` (type-only). */
+const CORE_READERS = new Set(['admission', 'routes', 'shared_limits']);
+
+interface Edge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+  line: string;
+}
+
+async function* sources(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) yield* sources(path);
+    else if (entry.name.endsWith('.ts')) yield path;
+  }
+}
+
+/** `src/`-relative folder of a path (`.` for a top-level file). */
+function folderOf(path: string): string {
+  const rel = relative(SRC, path);
+  return rel.includes('/') ? rel.split('/')[0] : '.';
+}
+
+const IMPORT = /^(import|export)\s+(type\s+)?[^'"]*?from\s+'(\.[^']+)'/gm;
+
+async function edges(): Promise<Edge[]> {
+  const found: Edge[] = [];
+  for await (const file of sources(SRC)) {
+    const text = await Deno.readTextFile(file);
+    for (const match of text.matchAll(IMPORT)) {
+      const target = join(file, '..', match[3]);
+      const from = folderOf(file);
+      const to = target.startsWith(SRC) ? relative(SRC, target) : target;
+      if (folderOf(target) === from && from !== '.') continue;
+      found.push({
+        from,
+        to,
+        typeOnly: match[2] !== undefined,
+        line: `${relative(SRC, file)}: ${match[0]}`,
+      });
+    }
+  }
+  return found;
+}
+
+function rank(folder: string): number {
+  if (folder === '.') return LAYERS.length;
+  const at = (LAYERS as readonly string[]).indexOf(folder);
+  assert.notEqual(at, -1, `src/${folder}/ is in no layer of this test (LAYERS)`);
+  return at;
+}
+
+/** Why an edge runs the wrong way, or null when it is allowed. */
+function wrongWay(edge: Edge): string | null {
+  const toFolder = edge.to.includes('/') ? edge.to.split('/')[0] : '.';
+  if (edge.from === 'client') {
+    const sharedTypes = /^routes\/[a-z_]+\/types\.ts$/.test(edge.to);
+    return sharedTypes && edge.typeOnly ? null : "client/ takes only the routes' types";
+  }
+  if (toFolder === 'client') return 'the server imports the browser library';
+  if (edge.to === 'core.ts' && edge.typeOnly && CORE_READERS.has(edge.from)) return null;
+  if (edge.from === '.') return null;
+  return rank(toFolder) < rank(edge.from) ? null : `${edge.from}/ imports ${edge.to}, above it`;
+}
+
+Deno.test('every folder of src/ is in a layer, and every import runs down the layers', async () => {
+  const all = await edges();
+  assert.ok(all.length > 100, `found ${all.length} imports across folders; the scan is broken`);
+  const wrong = all.flatMap((edge) => {
+    const why = wrongWay(edge);
+    return why ? [`${edge.line}  (${why})`] : [];
+  });
+  assert.deepEqual(wrong, []);
+});
