@@ -23,6 +23,11 @@ export interface PlainAnswer extends SvcAnswer {
   readonly headers: Readonly<Record<string, string>>;
   /** The body text (UTF-8 on the wire), or null for an empty body. */
   readonly body: string | null;
+  /**
+   * Set on the gateway's own refusals in the error envelope (src/http/responses.ts
+   * `refusalAnswer`), whose media type the GraphQL route negotiates; absent on an upstream answer.
+   */
+  readonly refusal?: true;
 }
 
 /** What a route answers with: a Web Response, or an answer built from text. */

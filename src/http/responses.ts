@@ -29,12 +29,10 @@ export function jsonResponse(
   return toResponse(jsonAnswer(status, body, extra));
 }
 
-/** The answers {@link refusalAnswer} built: the ones whose media type is negotiated. */
-const REFUSALS = new WeakSet<PlainAnswer>();
-
 /**
  * A refusal in the error envelope: `{errors:[{message, extensions:{code}}]}`
- * with the code's status and cache-control: no-store.
+ * with the code's status and cache-control: no-store; marked `refusal` (its media type is
+ * negotiated on the GraphQL route).
  */
 export function refusalAnswer(refused: Refusal): PlainAnswer {
   const body = { errors: [{ message: refused.message, extensions: { code: refused.code } }] };
@@ -42,8 +40,7 @@ export function refusalAnswer(refused: Refusal): PlainAnswer {
     ...refused.headers,
     'cache-control': 'no-store',
   });
-  REFUSALS.add(answer);
-  return answer;
+  return { ...answer, refusal: true };
 }
 
 /**
@@ -51,7 +48,7 @@ export function refusalAnswer(refused: Refusal): PlainAnswer {
  * the GraphQL route negotiates the media type of these (src/http/media_type.ts).
  */
 export function isRefusalAnswer(answer: PlainAnswer): boolean {
-  return REFUSALS.has(answer);
+  return answer.refusal === true;
 }
 
 /** {@link refusalAnswer} as a Web Response. */
