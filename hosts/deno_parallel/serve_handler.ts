@@ -113,13 +113,13 @@ function hostIsNoHost(proxy: SvcProxy, request: Request, upgrade: boolean): Resp
  * The browser leg's keepalive (docs/operations.md "Slow and vanished peers on the relay") as Deno's
  * `idleTimeout`, in seconds. Deno pings a browser silent for half of it and closes (1001) one that
  * sent nothing in the other half, so the sum of the configured silence and pong wait
- * (socketPingIntervalMs + socketPongTimeoutMs, WS_PING_INTERVAL_MS + WS_PONG_TIMEOUT_MS) bounds how
+ * (wsPingIntervalMs + wsPongTimeoutMs, WS_PING_INTERVAL_MS + WS_PONG_TIMEOUT_MS) bounds how
  * long a vanished browser holds its slots, as on the `ws` legs. (A browser that stopped reading
  * with full buffers is not reached by the ping; flow control's stall close handles it,
  * src/ws/flow.ts.)
  */
 export function browserIdleTimeoutS(proxy: SvcProxy): number {
-  return (proxy.config.socketPingIntervalMs + proxy.config.socketPongTimeoutMs) / 1000;
+  return (proxy.config.wsPingIntervalMs + proxy.config.wsPongTimeoutMs) / 1000;
 }
 
 /**

@@ -160,9 +160,9 @@ export const DEFAULTS = {
    * Keepalive on both relay legs (not spec numbers; docs/operations.md "Slow and vanished peers on
    * the relay"): a leg silent this long is pinged (WS_PING_INTERVAL_MS) ...
    */
-  socketPingIntervalMs: 30_000,
+  wsPingIntervalMs: 30_000,
   /** ... and dropped when nothing (a pong or any frame) comes back this long after the ping. */
-  socketPongTimeoutMs: 10_000,
+  wsPongTimeoutMs: 10_000,
   /** Wait for the upstream's connection_ack after it opened (not a spec number); then 1012. */
   upstreamAckTimeoutMs: 10_000,
   /**
@@ -385,8 +385,8 @@ export const CEILING_OPTIONS = [
   ['jsonMaxDepth', 'JSON_MAX_DEPTH'],
   ['wsMaxSockets', 'WS_MAX_SOCKETS'],
   ['wsPreAuthSockets', 'WS_PRE_AUTH_SOCKETS'],
-  ['socketPingIntervalMs', 'WS_PING_INTERVAL_MS'],
-  ['socketPongTimeoutMs', 'WS_PONG_TIMEOUT_MS'],
+  ['wsPingIntervalMs', 'WS_PING_INTERVAL_MS'],
+  ['wsPongTimeoutMs', 'WS_PONG_TIMEOUT_MS'],
   ['wsHighWaterBytes', 'WS_HIGH_WATER_BYTES'],
   ['wsLowWaterBytes', 'WS_LOW_WATER_BYTES'],
   ['wsStallTimeoutMs', 'WS_STALL_TIMEOUT_MS'],

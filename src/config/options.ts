@@ -95,8 +95,8 @@ export interface ConfigOptions {
    * Relay keepalive and flow control (docs/operations.md "Slow and vanished peers on the relay";
    * WS_PING_INTERVAL_MS ... WS_FLOW_POLL_MS).
    */
-  socketPingIntervalMs?: NumberLike;
-  socketPongTimeoutMs?: NumberLike;
+  wsPingIntervalMs?: NumberLike;
+  wsPongTimeoutMs?: NumberLike;
   wsHighWaterBytes?: NumberLike;
   wsLowWaterBytes?: NumberLike;
   wsStallTimeoutMs?: NumberLike;

@@ -85,8 +85,8 @@ export interface ResolvedConfig {
    * Relay keepalive (ms): silence before a ping, wait for its pong (docs/operations.md "Slow and
    * vanished peers on the relay").
    */
-  socketPingIntervalMs: number;
-  socketPongTimeoutMs: number;
+  wsPingIntervalMs: number;
+  wsPongTimeoutMs: number;
   /** Relay flow control (docs/operations.md "Slow and vanished peers on the relay"): bytes, ms. */
   wsHighWaterBytes: number;
   wsLowWaterBytes: number;

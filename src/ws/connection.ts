@@ -160,8 +160,8 @@ export class Connection
 
   /**
    * WebSocket-level keepalive toward the browser, where the transport can ping and drop
-   * (docs/operations.md "Slow and vanished peers on the relay"): a browser silent pingIntervalMs is
-   * pinged, and terminated when nothing comes back within pongTimeoutMs; its counts are released at
+   * (docs/operations.md "Slow and vanished peers on the relay"): a browser silent wsPingIntervalMs is
+   * pinged, and terminated when nothing comes back within wsPongTimeoutMs; its counts are released at
    * once. Not while its reading is paused (the pong could not be read). Deno's upgraded socket does
    * this itself (idleTimeout).
    */

@@ -6,13 +6,13 @@
  * unsent bytes (`bufferedAmount`) are read:
  * - past the high-water mark the source stops being read (`pause`, where the transport can:
  *   its frames then stay in the kernel and TCP pushes back to the sender) and the sink is read
- *   back after 1 ms, then after twice as long each time, at most every `flowPollMs` (no
+ *   back after 1 ms, then after twice as long each time, at most every `wsFlowPollMs` (no
  *   transport reports a drain: a sink that drains at once, as Deno's upgraded socket does
  *   between its one-at-a-time writes, resumes within a millisecond or two, and a stalled one
- *   costs a timer every `flowPollMs`); at or below the low-water mark the source is read again;
+ *   costs a timer every `wsFlowPollMs`); at or below the low-water mark the source is read again;
  * - a sink that passed the high-water mark and is not back at the low-water mark within
- *   `stallTimeoutMs` (a consumer draining less than high - low bytes in that time), or passes
- *   `bufferCapBytes` (at once, also where the source cannot be paused), is *stalled*: the
+ *   `wsStallTimeoutMs` (a consumer draining less than high - low bytes in that time), or passes
+ *   `wsBufferCapBytes` (at once, also where the source cannot be paused), is *stalled*: the
  *   owner closes the socket (1013, `close_codes.ts`).
  * Pausing never drops, duplicates or reorders a frame: frames the source already read are
  * still written, in order.
@@ -28,7 +28,7 @@ import type { Heartbeat } from './heartbeat.ts';
 import type { RelayLimits } from './limits.ts';
 import type { RelaySocket } from './socket.ts';
 
-/** The first read-back after a pause, ms (then doubling up to `flowPollMs`). */
+/** The first read-back after a pause, ms (then doubling up to `wsFlowPollMs`). */
 const FIRST_POLL_MS = DEFAULTS.wsFlowFirstPollMs;
 
 /** The leg a direction reads from: pausable where the transport offers it. */
@@ -128,9 +128,9 @@ export class FlowDirection {
     if (this.#over) return;
     const queued = this.#sink.bufferedAmount();
     if (this.#measured) this.#owner.flowMeasured(this, queued);
-    if (queued <= this.#limits.highWaterBytes && !(this.#memory?.pressed && queued > 0)) return;
+    if (queued <= this.#limits.wsHighWaterBytes && !(this.#memory?.pressed && queued > 0)) return;
     if (queued <= this.#highWater()) return;
-    if (queued > this.#limits.bufferCapBytes) return this.#stall('cap');
+    if (queued > this.#limits.wsBufferCapBytes) return this.#stall('cap');
     if (this.#pausedAt < 0) this.#pause();
   }
 
@@ -147,20 +147,20 @@ export class FlowDirection {
   #highWater(): number {
     const limits = this.#limits, memory = this.#memory;
     return memory?.pressed
-      ? Math.min(memory.pressureHighWaterBytes, limits.highWaterBytes)
-      : limits.highWaterBytes;
+      ? Math.min(memory.pressureHighWaterBytes, limits.wsHighWaterBytes)
+      : limits.wsHighWaterBytes;
   }
 
   /** The low-water mark now: never above the high-water mark now. */
   #lowWater(): number {
-    return Math.min(this.#limits.lowWaterBytes, this.#highWater());
+    return Math.min(this.#limits.wsLowWaterBytes, this.#highWater());
   }
 
   #pause(): void {
     this.#pausedAt = this.#now();
     this.#counters.pausedLegs++;
     this.#source.pause?.();
-    this.#pollMs = Math.min(FIRST_POLL_MS, this.#limits.flowPollMs);
+    this.#pollMs = Math.min(FIRST_POLL_MS, this.#limits.wsFlowPollMs);
     this.#timers.once(this.#pollTimer, this.#pollMs, FlowDirection.#pollOf, this);
   }
 
@@ -173,10 +173,10 @@ export class FlowDirection {
     const limits = this.#limits;
     const queued = this.#sink.bufferedAmount();
     if (this.#measured) this.#owner.flowMeasured(this, queued);
-    if (queued > limits.bufferCapBytes) return this.#stall('cap');
+    if (queued > limits.wsBufferCapBytes) return this.#stall('cap');
     if (queued <= this.#lowWater()) return this.#resume();
-    if (this.#now() - this.#pausedAt >= limits.stallTimeoutMs) return this.#stall('timeout');
-    this.#pollMs = Math.min(this.#pollMs * 2, limits.flowPollMs);
+    if (this.#now() - this.#pausedAt >= limits.wsStallTimeoutMs) return this.#stall('timeout');
+    this.#pollMs = Math.min(this.#pollMs * 2, limits.wsFlowPollMs);
     this.#timers.once(this.#pollTimer, this.#pollMs, FlowDirection.#pollOf, this);
   }
 

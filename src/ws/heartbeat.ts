@@ -3,8 +3,8 @@
  * relay": a browser that vanishes without a close must not hold its socket and tenant slots for the
  * socket's life).
  *
- * A leg silent for `pingIntervalMs` (nothing received: no frame, no pong) is pinged; when
- * nothing at all comes back within `pongTimeoutMs` of that ping, the leg is dead. Hearing from
+ * A leg silent for `wsPingIntervalMs` (nothing received: no frame, no pong) is pinged; when
+ * nothing at all comes back within `wsPongTimeoutMs` of that ping, the leg is dead. Hearing from
  * the leg costs a clock read; the timers are the socket's own ({@link SocketTimers}).
  */
 import type { SocketTimers, TimerName } from './counters.ts';
@@ -25,8 +25,8 @@ export interface HeartbeatSlots {
 
 /** The periods: silence before a ping (ms), and the wait for anything back after it (ms). */
 export interface HeartbeatLimits {
-  pingIntervalMs: number;
-  pongTimeoutMs: number;
+  wsPingIntervalMs: number;
+  wsPongTimeoutMs: number;
 }
 
 /** One leg's keepalive; {@link start} arms it, {@link stop} (or the socket's clearAll) ends it. */
@@ -58,7 +58,7 @@ export class Heartbeat {
   /** Starts watching for silence from now. */
   start(): void {
     this.#lastHeard = this.#now();
-    this.#timers.once(this.#slots.silence, this.#limits.pingIntervalMs, Heartbeat.#checkOf, this);
+    this.#timers.once(this.#slots.silence, this.#limits.wsPingIntervalMs, Heartbeat.#checkOf, this);
   }
 
   /** Something (a pong or any frame) came from the leg. */
@@ -98,14 +98,14 @@ export class Heartbeat {
   #check(): void {
     const timers = this.#timers, slots = this.#slots, limits = this.#limits;
     const silentFor = this.#now() - this.#lastHeard;
-    if (silentFor < limits.pingIntervalMs) {
-      timers.once(slots.silence, limits.pingIntervalMs - silentFor, Heartbeat.#checkOf, this);
+    if (silentFor < limits.wsPingIntervalMs) {
+      timers.once(slots.silence, limits.wsPingIntervalMs - silentFor, Heartbeat.#checkOf, this);
       return;
     }
     if (!this.#awaiting && this.#peer.keepalivePing()) {
       this.#awaiting = true;
-      timers.once(slots.pong, limits.pongTimeoutMs, Heartbeat.#deadOf, this);
+      timers.once(slots.pong, limits.wsPongTimeoutMs, Heartbeat.#deadOf, this);
     }
-    timers.once(slots.silence, limits.pingIntervalMs, Heartbeat.#checkOf, this);
+    timers.once(slots.silence, limits.wsPingIntervalMs, Heartbeat.#checkOf, this);
   }
 }

@@ -32,22 +32,22 @@ export const SOCKET_LIMITS = {
    * Keepalive: a leg silent this long (ms) is pinged (not a spec number; docs/operations.md "Slow
    * and vanished peers on the relay") ...
    */
-  pingIntervalMs: DEFAULTS.socketPingIntervalMs,
+  wsPingIntervalMs: DEFAULTS.wsPingIntervalMs,
   /** ... and dropped when nothing came back this long (ms) after the ping. */
-  pongTimeoutMs: DEFAULTS.socketPongTimeoutMs,
+  wsPongTimeoutMs: DEFAULTS.wsPongTimeoutMs,
   /**
    * Flow control (docs/operations.md "Slow and vanished peers on the relay"): unsent bytes on a leg
    * past which the other leg stops being read.
    */
-  highWaterBytes: DEFAULTS.wsHighWaterBytes,
+  wsHighWaterBytes: DEFAULTS.wsHighWaterBytes,
   /** Unsent bytes at or below which reading resumes (at most the high-water mark). */
-  lowWaterBytes: DEFAULTS.wsLowWaterBytes,
+  wsLowWaterBytes: DEFAULTS.wsLowWaterBytes,
   /** A leg above the high-water mark this long (ms) closes the socket 1013. */
-  stallTimeoutMs: DEFAULTS.wsStallTimeoutMs,
+  wsStallTimeoutMs: DEFAULTS.wsStallTimeoutMs,
   /** Unsent bytes past which the socket closes 1013 at once (raised to admit one upstream frame). */
-  bufferCapBytes: DEFAULTS.wsBufferCapBytes,
+  wsBufferCapBytes: DEFAULTS.wsBufferCapBytes,
   /** How often (ms) a paused leg's unsent bytes are read back. */
-  flowPollMs: DEFAULTS.wsFlowPollMs,
+  wsFlowPollMs: DEFAULTS.wsFlowPollMs,
   /** Wait in ms for the upstream's connection_ack after it opened (not a spec number); then 1012. */
   upstreamAckTimeoutMs: DEFAULTS.upstreamAckTimeoutMs,
   /**
@@ -86,7 +86,7 @@ export type RelayLimits = RelayOptions & SocketLimits;
  * re-serialisation, so a single legal frame never trips it.
  */
 export function minimumBufferCap(limits: SocketLimits): number {
-  return limits.highWaterBytes + limits.upstreamFrameBytes + DEFAULTS.wsFrameSlackBytes;
+  return limits.wsHighWaterBytes + limits.upstreamFrameBytes + DEFAULTS.wsFrameSlackBytes;
 }
 
 /**
@@ -103,8 +103,8 @@ export function relayLimits(given: Partial<RelayLimits> = {}): RelayLimits {
     const value = given[key];
     out[key] = ceiling(typeof value === 'number' ? value : undefined, base[key]);
   }
-  out.lowWaterBytes = Math.min(out.lowWaterBytes, out.highWaterBytes);
-  out.bufferCapBytes = Math.max(out.bufferCapBytes, minimumBufferCap(out));
+  out.wsLowWaterBytes = Math.min(out.wsLowWaterBytes, out.wsHighWaterBytes);
+  out.wsBufferCapBytes = Math.max(out.wsBufferCapBytes, minimumBufferCap(out));
   out.jsonMaxDepth = Math.min(out.jsonMaxDepth, DEFAULTS.jsonDepthHardMax);
   return Object.freeze(out);
 }

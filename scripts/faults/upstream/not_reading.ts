@@ -7,7 +7,7 @@
  * gateway holds meanwhile shows as its peak resident memory. The relay's flow control ends the
  * socket 1013 once the frames it could not write pass its cap (or stay over its high-water mark
  * past the stall timeout); failing that, its keepalive (a ping unanswered: 1012), so a run may
- * last two ping periods (DEFAULTS.socketPingIntervalMs) whatever its duration. Soak only: not in
+ * last two ping periods (DEFAULTS.wsPingIntervalMs) whatever its duration. Soak only: not in
  * the brief CI run for that reason.
  */
 import { DEFAULTS } from '../../../src/config/defaults.ts';
@@ -23,7 +23,7 @@ const FRAME_BYTES = 900 * 1024;
 /** The browser's own send buffer is kept under this (bytes). */
 const CLIENT_BUFFER_BYTES = 4 * 1024 * 1024;
 /** How long the socket may take to end once the flood was sent: two ping periods and slack. */
-const END_MS = 2 * DEFAULTS.socketPingIntervalMs + 15_000;
+const END_MS = 2 * DEFAULTS.wsPingIntervalMs + 15_000;
 
 /** Opens a socket, acknowledged; resolves with it and a promise of its close code. */
 async function openAcked(gateway: string) {

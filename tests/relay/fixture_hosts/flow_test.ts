@@ -23,11 +23,11 @@ import { waitFor } from './fixtures/upstream.ts';
 
 /** Small marks: 16 KiB high, 4 KiB low; the cap at its floor (64 KiB frames: 144 KiB). */
 const LIMITS = {
-  highWaterBytes: 16 * 1024,
-  lowWaterBytes: 4 * 1024,
+  wsHighWaterBytes: 16 * 1024,
+  wsLowWaterBytes: 4 * 1024,
   upstreamFrameBytes: 64 * 1024,
-  bufferCapBytes: 1,
-  flowPollMs: 5,
+  wsBufferCapBytes: 1,
+  wsFlowPollMs: 5,
 };
 
 /** A scripted upstream: acknowledges, then per `mode` floods every subscription or stops reading. */
@@ -118,9 +118,9 @@ const withLimits = (stalls: string[], extra: Record<string, number> = {}) => (b:
 
 Deno.test('the cap never sits below the high-water mark plus one upstream frame', () => {
   const limits = relayLimits(LIMITS);
-  assert.equal(limits.bufferCapBytes, minimumBufferCap(limits));
-  assert.equal(limits.bufferCapBytes, 16 * 1024 + 64 * 1024 + 64 * 1024);
-  assert.equal(relayLimits({ lowWaterBytes: 10, highWaterBytes: 5 }).lowWaterBytes, 5);
+  assert.equal(limits.wsBufferCapBytes, minimumBufferCap(limits));
+  assert.equal(limits.wsBufferCapBytes, 16 * 1024 + 64 * 1024 + 64 * 1024);
+  assert.equal(relayLimits({ wsLowWaterBytes: 10, wsHighWaterBytes: 5 }).wsLowWaterBytes, 5);
 });
 
 testBothHosts(
@@ -131,7 +131,7 @@ testBothHosts(
     try {
       await withWorld(kind, {
         upstreamUrl: upstream.url,
-        deps: withLimits(stalls, { stallTimeoutMs: 60_000 }),
+        deps: withLimits(stalls, { wsStallTimeoutMs: 60_000 }),
       }, async ({ host }) => {
         const b = await pausableBrowser(host.url);
         b.ws.send('{"id":"a","type":"subscribe","payload":{"query":"subscription { n }"}}');
@@ -188,7 +188,7 @@ testBothHosts(
     try {
       await withWorld(kind, {
         upstreamUrl: upstream.url,
-        deps: withLimits(stalls, { stallTimeoutMs: 500 }),
+        deps: withLimits(stalls, { wsStallTimeoutMs: 500 }),
       }, async ({ host }) => {
         const c = await initialisedClient(host.url);
         const ping = JSON.stringify({ type: 'ping', payload: { pad: 'y'.repeat(16 * 1024) } });
@@ -261,10 +261,10 @@ Deno.test('a leg paused while its pong is awaited is not dropped as dead [ws hos
       upstreamUrl: upstream.url,
       deps: (b) => ({
         ...withLimits(stalls, {
-          pingIntervalMs: 100,
-          pongTimeoutMs: PONG_TIMEOUT_MS,
-          stallTimeoutMs: 60_000,
-          bufferCapBytes: 64 * 1024 * 1024,
+          wsPingIntervalMs: 100,
+          wsPongTimeoutMs: PONG_TIMEOUT_MS,
+          wsStallTimeoutMs: 60_000,
+          wsBufferCapBytes: 64 * 1024 * 1024,
         })(b),
         // every subscribe is refused with a 64 KiB sentence: frames for the browser that the
         // relay writes itself, so the browser's unsent bytes pass the mark with the upstream silent
@@ -334,7 +334,11 @@ Deno.test('a browser paused by flow control is not pinged: the stall closes it, 
   try {
     await withWorld('ws', {
       upstreamUrl,
-      deps: withLimits(stalls, { pingIntervalMs: 50, pongTimeoutMs: 50, stallTimeoutMs: 1_500 }),
+      deps: withLimits(stalls, {
+        wsPingIntervalMs: 50,
+        wsPongTimeoutMs: 50,
+        wsStallTimeoutMs: 1_500,
+      }),
     }, async ({ host }) => {
       const b = await pausableBrowser(host.url);
       const ping = JSON.stringify({ type: 'ping', payload: { pad: 'y'.repeat(16 * 1024) } });
@@ -360,7 +364,7 @@ Deno.test('a stall-closed socket whose browser never reads still counts against 
   try {
     await withWorld('deno', {
       upstreamUrl: upstream.url,
-      deps: withLimits(stalls, { stallTimeoutMs: 60_000, wsMaxSockets: 1 }),
+      deps: withLimits(stalls, { wsStallTimeoutMs: 60_000, wsMaxSockets: 1 }),
     }, async ({ host }) => {
       const b = await pausableBrowser(host.url);
       b.ws.send('{"id":"a","type":"subscribe","payload":{"query":"subscription { n }"}}');

@@ -67,7 +67,7 @@ testBothHosts(
 
 Deno.test('a dead browser is dropped by the WebSocket-level keepalive [ws host]', () =>
   withWorld('ws', {
-    deps: (b) => ({ ...b, limits: { ...b.limits, pingIntervalMs: 40, pongTimeoutMs: 40 } }),
+    deps: (b) => ({ ...b, limits: { ...b.limits, wsPingIntervalMs: 40, wsPongTimeoutMs: 40 } }),
   }, async ({ host, upstream }) => {
     // A `ws` client that never answers pings.
     const ws = new WsWebSocket(host.url, PROTO, { autoPong: false });

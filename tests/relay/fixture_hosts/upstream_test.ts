@@ -142,7 +142,7 @@ testBothHosts(
   'a dead upstream is noticed (no pong, no frame) and the browser gets 1012',
   (kind) =>
     withScripted(kind, () => {/* silent: never answers, never pongs */}, {
-      deps: (b) => ({ ...b, limits: { ...b.limits, pingIntervalMs: 40, pongTimeoutMs: 40 } }),
+      deps: (b) => ({ ...b, limits: { ...b.limits, wsPingIntervalMs: 40, wsPongTimeoutMs: 40 } }),
     }, async (url, _received, logs) => {
       const c = await initialisedClient(url);
       c.send(ticks('1', 1));

@@ -11,8 +11,8 @@ import { DEFAULTS } from '../../../src/config/defaults.ts';
 import { relayLimits } from '../../../src/ws/mod.ts';
 
 const VARIABLES = {
-  socketPingIntervalMs: 'WS_PING_INTERVAL_MS',
-  socketPongTimeoutMs: 'WS_PONG_TIMEOUT_MS',
+  wsPingIntervalMs: 'WS_PING_INTERVAL_MS',
+  wsPongTimeoutMs: 'WS_PONG_TIMEOUT_MS',
   wsHighWaterBytes: 'WS_HIGH_WATER_BYTES',
   wsLowWaterBytes: 'WS_LOW_WATER_BYTES',
   wsStallTimeoutMs: 'WS_STALL_TIMEOUT_MS',
@@ -31,13 +31,17 @@ Deno.test('each keepalive and flow number comes from its variable, else the defa
 });
 
 Deno.test('the relay orders the marks and floors the cap', () => {
-  const limits = relayLimits({ highWaterBytes: 1000, lowWaterBytes: 5000, bufferCapBytes: 10 });
-  assert.equal(limits.lowWaterBytes, 1000);
+  const limits = relayLimits({
+    wsHighWaterBytes: 1000,
+    wsLowWaterBytes: 5000,
+    wsBufferCapBytes: 10,
+  });
+  assert.equal(limits.wsLowWaterBytes, 1000);
   assert.equal(
-    limits.bufferCapBytes,
+    limits.wsBufferCapBytes,
     1000 + DEFAULTS.upstreamFrameBytes + DEFAULTS.wsFrameSlackBytes,
   );
   assert.ok(
-    relayLimits().bufferCapBytes >= DEFAULTS.wsHighWaterBytes + DEFAULTS.upstreamFrameBytes,
+    relayLimits().wsBufferCapBytes >= DEFAULTS.wsHighWaterBytes + DEFAULTS.upstreamFrameBytes,
   );
 });
