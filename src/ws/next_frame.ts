@@ -3,12 +3,14 @@
  * text that re-serialises what it checked, without building the objects.
  *
  * Implements the route table's WS row ("every later frame is re-serialised") and SPEC "Events"
- * 1 for the one frame type a stream is made of, at the cost of a scan instead of
- * `JSON.parse` + `JSON.stringify` (docs/benchmarks.md, relay: the plain way cost the Node host
- * as much as everything else a relay does). The pass checks the whole text against the JSON
- * grammar (RFC 8259), and emits a fresh envelope `{"id":..,"type":"next","payload":{..}}` whose
- * payload holds only the execution result's fields (`data`, `hasNext`, `extensions`, in that
- * order, as `rebuildResult` writes them), each copied from text the pass has just validated.
+ * 1 for the one frame type a stream is made of, with a scan instead of `JSON.parse` +
+ * `JSON.stringify`. It exists for speed alone: it stays while the relay's CPU goal (CPU per
+ * frame within 1.15x of the plain floor, docs/benchmarks.md "WebSocket relay") is missed
+ * without it, as measured in docs/benchmarks.md "Speed-only pieces". The pass checks the whole
+ * text against the JSON grammar (RFC 8259), and emits a fresh envelope
+ * `{"id":..,"type":"next","payload":{..}}` whose payload holds only the execution result's fields
+ * (`data`, `hasNext`, `extensions`, in that order, as `rebuildResult` writes them), each copied
+ * from text the pass has just validated.
  * Anything else at either level is dropped, as the object path drops it.
  *
  * It answers null (the caller then takes the object path, `parseUpstreamFrame`, which refuses or
@@ -65,16 +67,17 @@ for (
 }
 
 // a string's characters up to its end or an escape; control characters stop it (not JSON). A
-// regex: on 1 KiB strings it scans at about twice the speed of a loop over the characters
+// regex: on long strings it is faster than a loop over the characters (docs/benchmarks.md "The
+// long-string check and the Node floor with the host's legs")
 // deno-lint-ignore no-control-regex
 const STRING_BODY = /[^"\\\u0000-\u001f]*/y;
 /** Characters of a string scanned by hand before the regex takes over. */
 const SHORT_RUN = 16;
 /**
  * Characters past the hand-scanned run from which a string without an escape is checked by the
- * runtime's JSON parser instead of the regex ({@link plainLongString}). Below it the regex is the
- * cheaper of the two (measured on Deno and Node at 16-1000 characters: the parser's call costs
- * about 90 ns whatever the length, the regex about 0.6 ns a character).
+ * runtime's JSON parser instead of the regex ({@link plainLongString}): the parser's call has a
+ * fixed cost and the regex one per character, so below it the regex is the cheaper (the figures:
+ * docs/benchmarks.md "The long-string check and the Node floor with the host's legs").
  */
 const LONG_RUN = 240;
 
@@ -96,9 +99,8 @@ function plainNumber(t: string, start: number, end: number, exponent: boolean): 
  * JSON string's body without any escape: the runtime's JSON parser reads the literal
  * `t[open..close]` (it refuses a control character, a bad escape, a body cut at an escaped
  * quote), and a body that reads back at its own length held no escape, as every escape reads as
- * fewer characters than it is written with. The parser scans a long body about three times as
- * fast as {@link STRING_BODY} (1000 characters: 215 against 590 ns on Deno, 380 against 630 on
- * Node). False sends the caller back to the regex, which decides.
+ * fewer characters than it is written with. Used on long bodies only, where the parser is the
+ * faster of the two ({@link LONG_RUN}). False sends the caller back to the regex, which decides.
  */
 function plainLongString(t: string, open: number, close: number): boolean {
   try {

@@ -1,10 +1,10 @@
 /**
- * One host timer for many sockets' timers (memory per idle socket: docs/benchmarks.md "WebSocket
- * relay"). Each relayed socket keeps a keepalive interval and a lifetime deadline, and a runtime
- * timer costs about 2.2 KiB of resident memory on Deno 2.9 (0.7 KiB on Node 20); here a timer is
- * one small entry in a binary min-heap ordered by deadline, and the process holds a single runtime
- * timer, armed for the earliest deadline and cleared when the heap empties (so an idle relay holds
- * none).
+ * One host timer for many sockets' timers. Each relayed socket keeps keepalive timers and a
+ * lifetime deadline; here a timer is one small entry in a binary min-heap ordered by deadline, and
+ * the process holds a single runtime timer, armed for the earliest deadline and cleared when the
+ * heap empties (so an idle relay holds none). It exists for memory alone: it stays while the
+ * relay's goal of memory per idle relayed socket (docs/benchmarks.md "WebSocket relay") is missed
+ * without it, as measured in docs/benchmarks.md "Speed-only pieces".
  *
  * Deadlines keep millisecond precision: entries due by the time the runtime timer fires run in
  * deadline order (ties in the order they were scheduled). Cancelling removes the entry at once,

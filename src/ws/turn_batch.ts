@@ -1,8 +1,10 @@
 /**
  * The text frames a `ws` server socket sends in one turn of the event loop, written to its TCP
- * socket in one write of one buffer (docs/benchmarks.md, relay: a stream's frames arrive many to
- * a read, and `ws` writes a header and a payload chunk per frame, two stream writes and two
- * buffers each, which cost about a quarter of a relayed frame's CPU on the Node host).
+ * socket in one write of one buffer, where `ws`'s own `send` makes two stream writes and two
+ * buffers per frame (a stream's frames arrive many to a read). It exists for speed alone: it
+ * stays while the relay's CPU goal (CPU per frame within 1.15x of the plain floor,
+ * docs/benchmarks.md "WebSocket relay") is missed without it, as measured in docs/benchmarks.md
+ * "Speed-only pieces".
  *
  * Each frame is what `ws` writes for a text message on a server socket without compression
  * (RFC 6455 5.2: FIN, opcode 1, unmasked, the payload length in 7, 7+16 or 7+64 bits, the text as
