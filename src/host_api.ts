@@ -17,12 +17,12 @@ export { DEFAULTS } from './config/defaults.ts';
 
 // the request and answer shapes (src/http/request.ts, src/http/answer.ts)
 export type { CallerSignal, HeaderReader, ReadAhead, SvcRequest } from './http/request.ts';
-export { answerOf, type SvcAnswer, toResponse } from './http/answer.ts';
+export { answerOf, type PlainAnswer, type SvcAnswer, toResponse } from './http/answer.ts';
 export { mayPreread } from './http/preread.ts';
 
 // answers and checks a host gives before the core (SPEC "Checks before any route")
 export { type Refusal, refusal } from './http/error_codes.ts';
-export { methodNotAllowed, plainResponse, refusalResponse } from './http/responses.ts';
+export { methodNotAllowed, plainAnswer, plainResponse, refusalResponse } from './http/responses.ts';
 export { applySecurityHeaders, SECURITY_HEADERS } from './http/security_headers.ts';
 export { checkHost, corsHeaders, isLoopbackName } from './http/host_origin.ts';
 export { parseHost } from './http/host_header.ts';

@@ -15,6 +15,7 @@ import {
   plainResponse,
   refusalResponse,
   type SvcProxy,
+  toResponse,
 } from '../../src/host_api.ts';
 import type { DenoHost } from '../deno/server.ts';
 import { listenUrl } from '../env.ts';
@@ -50,7 +51,7 @@ export function denoHandler(proxy: SvcProxy, closing = createClosingConnections(
     }
     if (upgrade) {
       const decision = proxy.upgrade(request, conn);
-      if (decision.kind === 'refuse') return decision.response;
+      if (decision.kind === 'refuse') return toResponse(decision.answer);
       if (decision.kind === 'accept') {
         const { socket, response } = Deno.upgradeWebSocket(request, {
           protocol: decision.protocol,

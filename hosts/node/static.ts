@@ -17,8 +17,8 @@ import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, sep } from 'node:path';
-import { applySecurityHeaders, methodNotAllowed, plainResponse } from '../../src/host_api.ts';
-import { sendResponse } from '../node_http/bridge.ts';
+import { applySecurityHeaders, methodNotAllowed, plainAnswer } from '../../src/host_api.ts';
+import { sendAnswer, sendResponse } from '../node_http/bridge.ts';
 
 /** Content types by lowercased extension; anything else is application/octet-stream. */
 export const CONTENT_TYPES: Readonly<Record<string, string>> = Object.freeze({
@@ -122,7 +122,7 @@ function writeFile(
 export function createStaticHandler(distDir: string): StaticHandler {
   let realRoot: Promise<string> | null = null;
   const notFound = (req: IncomingMessage, res: ServerResponse) =>
-    sendResponse(req, res, plainResponse(404, 'Not Found'));
+    sendAnswer(req, res, plainAnswer(404, 'Not Found'));
 
   return async (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -23,10 +23,11 @@ import {
   DEFAULTS,
   mayPreread,
   parseHost,
-  plainResponse,
+  type PlainAnswer,
+  plainAnswer,
   type SvcProxy,
 } from '../../src/host_api.ts';
-import { sendAnswer, sendResponse, toRequest } from './bridge.ts';
+import { sendAnswer, toRequest } from './bridge.ts';
 import { answerLean, takesLeanPath, upgradeRequest } from './lean.ts';
 import { headerLines } from './raw_headers.ts';
 import { responseAbortSignal } from './caller_signal.ts';
@@ -57,10 +58,10 @@ export interface SvcNodeHandler {
 }
 
 /** Writes a plain HTTP answer on a raw upgrade socket, then ends it (no socket ever exists). */
-export async function refuseUpgrade(socket: Duplex, response: Response): Promise<void> {
-  const body = await response.text();
-  const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`];
-  response.headers.forEach((value, name) => lines.push(`${name}: ${value}`));
+export function refuseUpgrade(socket: Duplex, answer: PlainAnswer): void {
+  const body = answer.body ?? '';
+  const lines = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`];
+  for (const [name, value] of Object.entries(answer.headers)) lines.push(`${name}: ${value}`);
   lines.push(`content-length: ${Buffer.byteLength(body)}`, 'connection: close', '', body);
   socket.end(lines.join('\r\n'));
 }
@@ -86,8 +87,8 @@ export function hasRepeatedHost(req: IncomingMessage): boolean {
 }
 
 /** The 400 a request with two Host lines gets (plain text, security headers). */
-function repeatedHostAnswer(): Response {
-  return plainResponse(400, 'Bad Request');
+function repeatedHostAnswer(): PlainAnswer {
+  return plainAnswer(400, 'Bad Request');
 }
 
 /** Builds the shared handler for `proxy`. */
@@ -106,7 +107,7 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
     if (turn === false || (turn !== true && !(await turn))) return;
     if (hasRepeatedHost(req)) {
       req.resume();
-      return sendResponse(req, res, repeatedHostAnswer());
+      return sendAnswer(req, res, repeatedHostAnswer());
     }
     const path = pathOf(req.url);
     if (!mayClaim(proxy.config, path)) return next();
@@ -142,13 +143,13 @@ export function createNodeHandler(proxy: SvcProxy): SvcNodeHandler {
     // pipelined behind an unfinished answer: the connection ends after it, nothing is upgraded
     if (claimed && upgradeBehindAnswer(socket)) return true;
     if (claimed && hasRepeatedHost(req)) {
-      void refuseUpgrade(socket, repeatedHostAnswer());
+      refuseUpgrade(socket, repeatedHostAnswer());
       return true;
     }
     const decision = proxy.upgrade(request, { remoteAddress: req.socket.remoteAddress });
     if (decision.kind === 'unclaimed') return false;
     if (decision.kind === 'refuse') {
-      void refuseUpgrade(socket, decision.response);
+      refuseUpgrade(socket, decision.answer);
       return true;
     }
     wss.handleUpgrade(req, socket, head, (ws) => proxy.acceptSocket(adaptWsSocket(ws)));

@@ -11,16 +11,16 @@ import {
   type ServerOptions,
   type ServerResponse,
 } from 'node:http';
-import { DEFAULTS, plainResponse, type SvcProxy } from '../../src/host_api.ts';
+import { DEFAULTS, plainAnswer, type SvcProxy } from '../../src/host_api.ts';
 import type { Buffer } from 'node:buffer';
 import type { Duplex } from 'node:stream';
-import { sendResponse } from './bridge.ts';
+import { sendAnswer } from './bridge.ts';
 import { createNodeHandler } from './handler.ts';
 import { answerClientError } from './pipelined.ts';
 
 /** The host's own 404 (security headers, no-store) for a path nothing claims. */
 export function notFound(req: IncomingMessage, res: ServerResponse): void | Promise<void> {
-  return sendResponse(req, res, plainResponse(404, 'Not Found'));
+  return sendAnswer(req, res, plainAnswer(404, 'Not Found'));
 }
 
 /**

@@ -17,7 +17,7 @@ import type { Duplex } from 'node:stream';
 import {
   createSvcProxy,
   type Env,
-  plainResponse,
+  plainAnswer,
   refusal,
   refusalResponse,
   type SvcProxyOptions,
@@ -76,9 +76,9 @@ export function createVercelServer(
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const h = handler();
     const restored = restorePath(req.url ?? '/');
-    if ('refused' in restored) return void refuseUpgrade(socket, plainResponse(400, 'Bad Request'));
+    if ('refused' in restored) return refuseUpgrade(socket, plainAnswer(400, 'Bad Request'));
     if (h.proxy.config.refusal) {
-      return void refuseUpgrade(socket, plainResponse(503, 'Service Unavailable'));
+      return refuseUpgrade(socket, plainAnswer(503, 'Service Unavailable'));
     }
     req.url = restored.url;
     if (!h.handleUpgrade(req, socket, head)) socket.destroy();

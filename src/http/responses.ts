@@ -85,9 +85,22 @@ export function healthResponse(method: string, ok: boolean): Response {
   return new Response(null, { status: response.status, headers: response.headers });
 }
 
-/** A refused WebSocket upgrade: plain HTTP with a short text body (SPEC "Checks before any route" 5). */
-export function plainResponse(status: number, text: string): Response {
-  const headers = withSecurityRecord({ 'content-type': 'text/plain; charset=utf-8' });
+/**
+ * A plain-text answer with the security headers, never cached: a refused WebSocket upgrade (SPEC
+ * "Checks before any route" 5) and a host's own 400/404 answers. `extra` headers are added (e.g.
+ * retry-after).
+ */
+export function plainAnswer(
+  status: number,
+  text: string,
+  extra: Record<string, string> = {},
+): PlainAnswer {
+  const headers = withSecurityRecord({ 'content-type': 'text/plain; charset=utf-8', ...extra });
   headers['cache-control'] = 'no-store';
-  return toResponse({ status, headers, body: text });
+  return { status, headers, body: text };
+}
+
+/** {@link plainAnswer} as a Web Response. */
+export function plainResponse(status: number, text: string): Response {
+  return toResponse(plainAnswer(status, text));
 }

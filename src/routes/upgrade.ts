@@ -6,14 +6,15 @@
 import type { ResolvedConfig } from '../config/resolved.ts';
 import { checkHost, checkOrigin } from '../http/host_origin.ts';
 import type { SvcRequest } from '../http/request.ts';
-import { plainResponse } from '../http/responses.ts';
+import type { PlainAnswer } from '../http/answer.ts';
+import { plainAnswer } from '../http/responses.ts';
 import { noteRefusedCaller, type RefusedValueLog } from '../observability/refused_values.ts';
 import { offersRelaySubprotocol, type Relay, RELAY_SUBPROTOCOL } from '../ws/mod.ts';
 
 /** The core's answer to an upgrade request. */
 export type UpgradeDecision =
   | { kind: 'unclaimed' }
-  | { kind: 'refuse'; response: Response }
+  | { kind: 'refuse'; answer: PlainAnswer }
   | { kind: 'accept'; protocol: string };
 
 /**
@@ -32,16 +33,17 @@ export function decideUpgrade(
   const callerRefused = checkHost(config, request) ?? checkOrigin(config, request);
   if (callerRefused) {
     noteRefusedCaller(refusedValues, callerRefused.code, request, false);
-    return { kind: 'refuse', response: plainResponse(403, 'Forbidden') };
+    return { kind: 'refuse', answer: plainAnswer(403, 'Forbidden') };
   }
   if (!offersRelaySubprotocol(request.headers.get('sec-websocket-protocol'))) {
-    return { kind: 'refuse', response: plainResponse(403, 'Forbidden') };
+    return { kind: 'refuse', answer: plainAnswer(403, 'Forbidden') };
   }
   const full = relay.admitUpgrade();
   if (full) {
-    const response = plainResponse(503, 'Service Unavailable');
-    if (full.retryAfterSeconds) response.headers.set('retry-after', String(full.retryAfterSeconds));
-    return { kind: 'refuse', response };
+    const retry = full.retryAfterSeconds
+      ? { 'retry-after': String(full.retryAfterSeconds) }
+      : undefined;
+    return { kind: 'refuse', answer: plainAnswer(503, 'Service Unavailable', retry) };
   }
   return { kind: 'accept', protocol: RELAY_SUBPROTOCOL };
 }
