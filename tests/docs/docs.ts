@@ -81,6 +81,7 @@ export const NOT_VARIABLES = new Set([
   // read by the tests and the benchmark, never by the product (docs/development.md)
   'SVC_TEST_VITE',
   'SVC_BENCH_BASELINE',
+  'SVC_BENCH_VARIANTS',
 ]);
 
 /**
