@@ -4,7 +4,8 @@
  * body reader (SPEC "Ceilings": admin body 64 KiB, /session 4 KiB, 413 AdminBodyTooLarge).
  */
 import { readCappedText } from '../../http/body.ts';
-import type { RequestState } from '../../http/request_state.ts';
+import { DEFAULTS } from '../../config/defaults.ts';
+import type { AdminRequest } from './context.ts';
 import { type ErrorCode, type Refusal, refusal } from '../../http/error_codes.ts';
 import { nestsDeeperThan, tooDeepSentence } from '../../http/json_depth.ts';
 import { jsonResponse, refusalResponse } from '../../http/responses.ts';
@@ -33,17 +34,16 @@ export function refuseWithStatus(status: number, code: string, message: string):
 export type JsonBody = { value: unknown } | { refused: Response };
 
 /**
- * Reads the body under `limit` bytes: past it 413 AdminBodyTooLarge with connection: close
- * (nothing else looked at); an empty body is `undefined`; not JSON, or nested deeper than
- * `maxDepth` levels (jsonMaxDepth; never parsed then, src/http/json_depth.ts), is 400
- * InvalidRequest.
+ * Reads the panel request's body under `limit` bytes (default DEFAULTS.adminBodyBytes): past it
+ * 413 AdminBodyTooLarge with connection: close (nothing else looked at); an empty body is
+ * `undefined`; not JSON, or nested deeper than the configuration's jsonMaxDepth (never parsed
+ * then, src/http/json_depth.ts), is 400 InvalidRequest.
  */
 export async function readJsonBody(
-  request: Request,
-  state: RequestState,
-  limit: number,
-  maxDepth: number,
+  { ctx, request, state }: Pick<AdminRequest, 'ctx' | 'request' | 'state'>,
+  limit: number = DEFAULTS.adminBodyBytes,
 ): Promise<JsonBody> {
+  const maxDepth = ctx.core.config.jsonMaxDepth;
   // counted in the memory budget, never refused for it: the panel always answers
   const read = await readCappedText(request, state, limit, true);
   if ('refused' in read) return { refused: bodyTooLarge(limit) };

@@ -49,12 +49,7 @@ async function deleteUpstream(call: ServiceCall, botId: string): Promise<boolean
 
 /** POST /bots {workspaceId, name} → 201 {@link AdminBotAnswer}. */
 export async function createBot({ ctx, request, state }: AdminRequest): Promise<Response> {
-  const body = await readJsonBody(
-    request,
-    state,
-    DEFAULTS.adminBodyBytes,
-    ctx.core.config.jsonMaxDepth,
-  );
+  const body = await readJsonBody({ ctx, request, state });
   if ('refused' in body) return body.refused;
   const workspaceId = stringField(body.value, 'workspaceId');
   if (!workspaceId) return refuse('AdminWorkspaceRequired', 'Name the workspace (workspaceId)');
@@ -108,12 +103,7 @@ export async function createBot({ ctx, request, state }: AdminRequest): Promise<
 
 /** PATCH /bots/<id> {name} → {@link AdminBotAnswer}. */
 export async function renameBot({ ctx, request, state, id }: AdminRequest): Promise<Response> {
-  const body = await readJsonBody(
-    request,
-    state,
-    DEFAULTS.adminBodyBytes,
-    ctx.core.config.jsonMaxDepth,
-  );
+  const body = await readJsonBody({ ctx, request, state });
   if ('refused' in body) return body.refused;
   const name = nameOf(body.value);
   if (!name) return badName();

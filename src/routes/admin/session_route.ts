@@ -25,12 +25,7 @@ function sameSecret(given: string, expected: string): boolean {
 /** POST /session {password}. */
 export async function unlock({ ctx, request, state, conn }: AdminRequest): Promise<Response> {
   const { config } = ctx.core;
-  const body = await readJsonBody(
-    request,
-    state,
-    DEFAULTS.adminSessionBodyBytes,
-    config.jsonMaxDepth,
-  );
+  const body = await readJsonBody({ ctx, request, state }, DEFAULTS.adminSessionBodyBytes);
   if ('refused' in body && body.refused.status === 413) {
     return bodyTooLarge(DEFAULTS.adminSessionBodyBytes);
   }

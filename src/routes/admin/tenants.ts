@@ -16,7 +16,6 @@
 import { databaseRefusal } from '../../backend/hints.ts';
 import type { RpcResult } from '../../backend/rpc.ts';
 import { authMisconfigured } from '../../admission/gate.ts';
-import { DEFAULTS } from '../../config/defaults.ts';
 import { refusalResponse } from '../../http/responses.ts';
 import { ok, readJsonBody, refuse, refuseWithStatus, stringField } from './answers.ts';
 import { type AdminRequest, DB_TIMEOUT_MS } from './context.ts';
@@ -55,12 +54,7 @@ const incomplete = () =>
 
 /** POST /grants {botId, userId} → {@link AdminGrantAnswer}. */
 export async function grant({ ctx, request, state }: AdminRequest): Promise<Response> {
-  const body = await readJsonBody(
-    request,
-    state,
-    DEFAULTS.adminBodyBytes,
-    ctx.core.config.jsonMaxDepth,
-  );
+  const body = await readJsonBody({ ctx, request, state });
   if ('refused' in body) return body.refused;
   const botId = stringField(body.value, 'botId');
   const userId = stringField(body.value, 'userId');
