@@ -10,7 +10,9 @@
  *   of the server, so the browser library carries no server code.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { relativeImports, tsFiles } from '../helpers/imports.ts';
 
 const SRC = new URL('../../src/', import.meta.url).pathname;
 
@@ -39,40 +41,24 @@ interface Edge {
   line: string;
 }
 
-async function* sources(dir: string): AsyncGenerator<string> {
-  for await (const entry of Deno.readDir(dir)) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory) yield* sources(path);
-    else if (entry.name.endsWith('.ts')) yield path;
-  }
-}
-
 /** `src/`-relative folder of a path (`.` for a top-level file). */
 function folderOf(path: string): string {
   const rel = relative(SRC, path);
   return rel.includes('/') ? rel.split('/')[0] : '.';
 }
 
-const IMPORT = /^(import|export)\s+(type\s+)?[^'"]*?from\s+'(\.[^']+)'/gm;
-
-async function edges(): Promise<Edge[]> {
-  const found: Edge[] = [];
-  for await (const file of sources(SRC)) {
-    const text = await Deno.readTextFile(file);
-    for (const match of text.matchAll(IMPORT)) {
-      const target = join(file, '..', match[3]);
-      const from = folderOf(file);
+/** Every import of a `src/` file that leaves its folder (a top-level file's, every one). */
+function edges(): Edge[] {
+  return tsFiles(SRC).flatMap((file) => {
+    const from = folderOf(file);
+    const source = readFileSync(file, 'utf8');
+    return relativeImports(source).flatMap(({ specifier, typeOnly }): Edge[] => {
+      const target = join(file, '..', specifier);
+      if (folderOf(target) === from && from !== '.') return [];
       const to = target.startsWith(SRC) ? relative(SRC, target) : target;
-      if (folderOf(target) === from && from !== '.') continue;
-      found.push({
-        from,
-        to,
-        typeOnly: match[2] !== undefined,
-        line: `${relative(SRC, file)}: ${match[0]}`,
-      });
-    }
-  }
-  return found;
+      return [{ from, to, typeOnly, line: `${relative(SRC, file)} -> ${specifier}` }];
+    });
+  });
 }
 
 function rank(folder: string): number {
@@ -95,12 +81,27 @@ function wrongWay(edge: Edge): string | null {
   return rank(toFolder) < rank(edge.from) ? null : `${edge.from}/ imports ${edge.to}, above it`;
 }
 
-Deno.test('every folder of src/ is in a layer, and every import runs down the layers', async () => {
-  const all = await edges();
+Deno.test('every folder of src/ is in a layer, and every import runs down the layers', () => {
+  const all = edges();
   assert.ok(all.length > 100, `found ${all.length} imports across folders; the scan is broken`);
   const wrong = all.flatMap((edge) => {
     const why = wrongWay(edge);
     return why ? [`${edge.line}  (${why})`] : [];
   });
   assert.deepEqual(wrong, []);
+});
+
+Deno.test('the scan tells an erased import from one that runs', () => {
+  const source = [
+    "import type {\n  A,\n} from '../a.ts';",
+    "import { type B, c } from '../c.ts';",
+    "export type { D } from '../d.ts';",
+    "import '../e.ts';",
+  ].join('\n');
+  assert.deepEqual(relativeImports(source).map((found) => [found.specifier, found.typeOnly]), [
+    ['../a.ts', true],
+    ['../c.ts', false],
+    ['../d.ts', true],
+    ['../e.ts', false],
+  ]);
 });

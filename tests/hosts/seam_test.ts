@@ -4,28 +4,17 @@
  * names src/host_api.ts and nothing else of the core.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { relativeImports, tsFiles } from '../helpers/imports.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SEAM = 'src/host_api.ts';
 
-/** Every .ts file under `dir`, recursively. */
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return tsFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
-
-/** The relative specifiers of `source`: `from '...'`, `import '...'` and `import('...')`. */
-export function relativeSpecifiers(source: string): string[] {
-  const found: string[] = [];
-  const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
-  for (const match of source.matchAll(pattern)) found.push(match[1]);
-  return found;
+/** The relative specifiers of `source` (tests/helpers/imports.ts). */
+function relativeSpecifiers(source: string): string[] {
+  return relativeImports(source).map((found) => found.specifier);
 }
 
 /** The imports of hosts/ that reach the core other than through the seam, as "file -> target". */
