@@ -4,6 +4,7 @@
  */
 import { JSON_BODY_PER_BYTE } from './body.ts';
 import type { MemoryAccountant } from '../memory/accountant.ts';
+import { RequestHold } from '../memory/requests.ts';
 
 /**
  * Reserves room for a body of `declared` bytes at what a JSON body holds a byte: a release
@@ -20,10 +21,7 @@ export function readAheadRoom(
   const bytes = Math.max(0, declared) * JSON_BODY_PER_BYTE;
   // not counted as a refused request: the core's own read refuses it, or finds room
   if (!memory.fits(bytes)) return null;
-  memory.charge(bytes);
-  let held = true;
-  return () => {
-    if (held) memory.release(bytes);
-    held = false;
-  };
+  const hold = new RequestHold(memory);
+  hold.charge(bytes);
+  return () => hold.release();
 }
