@@ -1,6 +1,6 @@
 /**
- * The Deno host (`deno task serve`): node:http and `ws` on the Deno runtime, the Node server's
- * own server (hosts/node_http/server.ts `createNodeServer`) over the core. SPEC "Startup behaviour and
+ * The Deno host (`deno task serve`): node:http and `ws` on the Deno runtime, the Node server's own
+ * server (hosts/node_http/server.ts `createNodeServer`) over the core. SPEC "Startup behaviour and
  * hosts".
  */
 import type { SvcProxy } from '../../src/host_api.ts';

@@ -4,9 +4,9 @@
  * request or its connection went away. The core cancels the upstream call on it, so the call's
  * in-flight slot is released at once instead of at the upstream deadline.
  *
- * - {@link responseSignal}: for the common path (hosts/node_http/lean.ts): one `close` listener on the
- *   response, no AbortController or EventTarget per request (a lean path: docs/benchmarks.md "The
- *   gateway's own cost").
+ * - {@link responseSignal}: for the common path (hosts/node_http/lean.ts): one `close` listener on
+ *   the response, no AbortController or EventTarget per request (a lean path: docs/benchmarks.md
+ *   "The gateway's own cost").
  * - {@link responseAbortSignal}: an AbortSignal for the Web Request of every other path.
  */
 import type { ServerResponse } from 'node:http';

@@ -361,9 +361,10 @@ export const DEFAULTS = {
   refusedValueLogLines: 20,
   refusedValueLogChars: 200,
   /**
-   * A bot's name: at most this many characters once trimmed (past it 422 BadBotName: SPEC
-   * "Database hint mapping", name_too_long). svc_auth_check_name (supabase/migrations/20261123231000_svc_auth.sql) holds the
-   * same number for the sign-up routes; tests/admin/upstream_routes_test.ts holds the two together.
+   * A bot's name: at most this many characters once trimmed (past it 422 BadBotName: SPEC "Database
+   * hint mapping", name_too_long). svc_auth_check_name
+   * (supabase/migrations/20261123231000_svc_auth.sql) holds the same number for the sign-up routes;
+   * tests/admin/upstream_routes_test.ts holds the two together.
    */
   botNameMaxChars: 100,
   /** `svc-gateway --workers` / WORKERS: at most this many worker processes. */

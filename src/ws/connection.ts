@@ -160,10 +160,10 @@ export class Connection
 
   /**
    * WebSocket-level keepalive toward the browser, where the transport can ping and drop
-   * (docs/operations.md "Slow and vanished peers on the relay"): a browser silent wsPingIntervalMs is
-   * pinged, and terminated when nothing comes back within wsPongTimeoutMs; its counts are released at
-   * once. Not while its reading is paused (the pong could not be read). Deno's upgraded socket does
-   * this itself (idleTimeout).
+   * (docs/operations.md "Slow and vanished peers on the relay"): a browser silent wsPingIntervalMs
+   * is pinged, and terminated when nothing comes back within wsPongTimeoutMs; its counts are
+   * released at once. Not while its reading is paused (the pong could not be read). Deno's upgraded
+   * socket does this itself (idleTimeout).
    */
   #keepBrowserAlive(): void {
     const b = this.#browser;

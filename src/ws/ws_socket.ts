@@ -70,10 +70,10 @@ type AdaptedWs = WsWebSocket & { [ADAPTER]: WsSocketAdapter };
 class WsSocketAdapter implements UpstreamSocket {
   readonly #ws: WsWebSocket;
   /**
-   * The browser's socket (`server`): frames sent in one turn of the event loop (a stream's
-   * frames arrive many to a TCP read) go to the kernel in one write of one buffer
-   * (turn_batch.ts; docs/benchmarks.md "Where a relayed frame's CPU goes"). Its bytes count in `bufferedAmount`, so flow
-   * control sees them; it is written before a close or a ping. The upstream leg (`client`)
+   * The browser's socket (`server`): frames sent in one turn of the event loop (a stream's frames
+   * arrive many to a TCP read) go to the kernel in one write of one buffer (turn_batch.ts;
+   * docs/benchmarks.md "Where a relayed frame's CPU goes"). Its bytes count in `bufferedAmount`, so
+   * flow control sees them; it is written before a close or a ping. The upstream leg (`client`)
    * carries the browser's few frames, masked, through `ws` itself.
    */
   readonly #batch: TurnBatch | null;

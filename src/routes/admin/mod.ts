@@ -3,10 +3,11 @@
  * "Configuration states" (admin rows), "Authentication" 4, admin rows of "Errors".
  *
  * Order for a path under the prefix (host and same-origin checks ran before, in
- * src/routes/caller_checks.ts): panel misconfigured → 500 AdminMisconfigured; unknown path →
- * 404 AdminRouteNotFound; method not taken → 405 (allow header, empty body); a malformed
- * workspace or bot id → 404 AdminWorkspaceNotFound / AdminBotNotFound; every route but POST
- * /session → the session check (401 AdminSessionRequired); then the handler. A handler that throws: 500 ProxyInternalError.
+ * src/routes/caller_checks.ts): panel misconfigured → 500 AdminMisconfigured; unknown path → 404
+ * AdminRouteNotFound; method not taken → 405 (allow header, empty body); a malformed workspace or
+ * bot id → 404 AdminWorkspaceNotFound / AdminBotNotFound; every route but POST /session → the
+ * session check (401 AdminSessionRequired); then the handler. A handler that throws: 500
+ * ProxyInternalError.
  */
 import type { RequestState } from '../../http/request_state.ts';
 import type { Core } from '../../core.ts';

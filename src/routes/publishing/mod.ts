@@ -3,9 +3,10 @@
  * /svc/publishing", its rows of "Errors", "Authentication" 5 and 6.
  *
  * Order for a path under the prefix (host, origin and preflight ran before, in
- * src/routes/caller_checks.ts): unknown path → 404 NotFound; method not taken → 405 (allow
- * header, empty body); a post id that is not a UUID → 404 PostNotFound; then the handler (each
- * does its own credential check: session gate, admin session, or publish key). A handler that throws: 500 ProxyInternalError.
+ * src/routes/caller_checks.ts): unknown path → 404 NotFound; method not taken → 405 (allow header,
+ * empty body); a post id that is not a UUID → 404 PostNotFound; then the handler (each does its own
+ * credential check: session gate, admin session, or publish key). A handler that throws: 500
+ * ProxyInternalError.
  */
 import type { RequestState } from '../../http/request_state.ts';
 import { mountedRoutes } from '../../config/startup.ts';
