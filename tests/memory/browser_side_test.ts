@@ -1,8 +1,9 @@
 /**
  * The memory budget on the browser side (docs/operations.md "Memory"), both hosts, each its own
  * process, MEMORY_BUDGET_BYTES at 256 MiB, a GraphQL POST every 250 ms throughout:
- * - 8 sockets (two waves) subscribe naming a bot while the fence's lookup is slow (8 s), then send 64
- *   frames of 1 MiB each (the browser frame ceiling), all held behind the pending check: the
+ * - 4 sockets, then more one at a time while the level reads pressure (until one is refused),
+ *   subscribe naming a bot while the fence's lookup is slow (9 s), then send 64 frames of 1 MiB
+ *   each (the browser frame ceiling), all held behind the pending check: the
  *   count stays within the budget (the sockets holding the most were closed 1013 with the
  *   documented reason, new ones refused past the pressure threshold), resident memory grows by
  *   less than the budget at its peak, nothing of the held frames reached the upstream before
@@ -30,9 +31,10 @@ import {
   until,
 } from './helpers.ts';
 
-/** Sockets, in two waves: the first passes the budget (64 frames of 1 MiB each, counted 3x). */
-const SOCKETS = 8;
+/** The first wave passes the budget (64 frames of 1 MiB each, counted 3x). */
 const FIRST_WAVE = 4;
+/** The second wave's most sockets, opened one at a time past the pressure threshold. */
+const SECOND_WAVE_MAX = 8;
 const HELD_FRAMES = 64;
 /** A ping frame of exactly the browser frame ceiling (1 MiB). */
 const BIG_PING = (() => {
@@ -109,20 +111,26 @@ async function heldFrames(kind: HostKind, gatewayUrl: string, pid: number, up: B
   const posts = postLoop(gatewayUrl);
   const sockets: Heavy[] = [];
   const firstSubscribe = Date.now();
-  const open = (n: number) =>
-    Promise.all(Array.from({ length: n }, () => heavySocket(wsUrl(gatewayUrl))));
   // a first wave, opened at once, sends its frames (or is closed), at most until shortly before
   // the lookup answers; then a second wave arrives
   const window = (reserve: number) =>
     sleep(Math.max(0, LOOKUP_DELAY_MS - reserve - (Date.now() - firstSubscribe)));
-  sockets.push(...await open(FIRST_WAVE));
-  // the second wave comes while the process is past its pressure threshold
+  const late = (reserve: number) => Date.now() - firstSubscribe >= LOOKUP_DELAY_MS - reserve;
+  sockets.push(
+    ...await Promise.all(
+      Array.from({ length: FIRST_WAVE }, () => heavySocket(wsUrl(gatewayUrl))),
+    ),
+  );
+  // the second wave comes while the process is past its pressure threshold: one socket at a time,
+  // each once the level reads pressure, until one is refused (shedding and a collection bring the
+  // level back down between readings, so one reading of pressure does not promise the next)
   const level = () => metricAt(gatewayUrl, 'svc_memory_level');
-  const pressed = (async () => {
-    while (await level() < 1) await sleep(20);
-  })();
-  await Promise.race([pressed, window(4_000)]);
-  sockets.push(...await open(SOCKETS - FIRST_WAVE));
+  const refused = () => metricAt(gatewayUrl, 'svc_memory_actions_total{action="refused_socket"}');
+  for (let n = 0; n < SECOND_WAVE_MAX && !late(2_000) && await refused() === 0; n++) {
+    while (await level() < 1 && !late(2_000)) await sleep(20);
+    if (late(2_000)) break;
+    sockets.push(await heavySocket(wsUrl(gatewayUrl)));
+  }
   await window(1_500);
   const during = await fetchMetrics(gatewayUrl);
   const action = (a: string) => during.get(`svc_memory_actions_total{action="${a}"}`) ?? 0;
