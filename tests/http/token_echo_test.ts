@@ -5,7 +5,8 @@
  * content-type, on the GraphQL POST and on an upload, whole, streamed with the token cut across two
  * chunks, and gzip-compressed. The browser gets everything else of the answer as it was sent.
  * On the socket: a frame and a close reason echoing the relay's init (the relay's own cases:
- * tests/relay/fixture_hosts/upstream_test.ts).
+ * tests/relay/fixture_hosts/upstream_test.ts). A copy cut short (half the token or more) by an
+ * answer that ends inside it, or by a close reason cut at 123 bytes, is replaced too.
  */
 import assert from 'node:assert/strict';
 import { WORLD_IDS } from '../../scripts/sandbox/mod.ts';
@@ -18,6 +19,7 @@ import { browser } from '../relay/ws_browser.ts';
 const TOKEN = 'tok/EN+4f9c2a71d3b8e605==';
 const BEARER = `Bearer ${TOKEN}`;
 const BOT_NAME = 'query BotName($botID: BotID!) { bot(id: $botID) { id name } }';
+const BOOKINGS = 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }';
 
 /** How the upstream answers the next request: whole, cut after `cut` bytes, or gzip-compressed. */
 type Shape = { kind: 'whole' } | { kind: 'split'; cut: number } | { kind: 'gzip' };
@@ -30,6 +32,11 @@ interface EchoUpstream {
   shape: Shape;
   /** Per answered request: the authorization received, and whether the answer was compressed. */
   seen: { authorization: string | null; gzipped: boolean }[];
+  /**
+   * When set, the upstream cuts its echoes inside the token, after this many of its characters:
+   * the answer body ends there, and the close reason is padded so the 123 bytes end there.
+   */
+  cutAfter: number | null;
   close(): Promise<void>;
 }
 
@@ -39,6 +46,19 @@ function echoText(authorization: string): string {
   return `{"data":{"bot":{"id":"${WORLD_IDS.bot1}","name":"Bench bot"}},` +
     `"errors":[{"message":"Token rejected: ${authorization}","extensions":{"seen":${escaped}}}],` +
     `"tail":"${'x'.repeat(64)}"}`;
+}
+
+/** An answer that ends `kept` characters into the token: an upstream that stopped there. */
+function cutEcho(authorization: string, kept: number): string {
+  return `{"errors":[{"message":"Token rejected: ${
+    authorization.slice(0, 'Bearer '.length + kept)
+  }`;
+}
+
+/** A close reason of 123 bytes, the most a frame carries, that ends `kept` characters into the token. */
+function cutReason(authorization: string, kept: number): string {
+  const tail = ` ${authorization.slice(0, 'Bearer '.length + kept)}`;
+  return 'x'.repeat(123 - tail.length) + tail;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -73,6 +93,7 @@ function startEchoUpstream(): Promise<EchoUpstream> {
     shape: { kind: 'whole' },
     seen: [],
     socketTokens: [],
+    cutAfter: null,
     close: async () => {
       ac.abort();
       await server.finished;
@@ -94,7 +115,10 @@ function startEchoUpstream(): Promise<EchoUpstream> {
       return new Response(fixedAnswer(), { headers: { 'content-type': 'application/json' } });
     }
     const authorization = request.headers.get('authorization');
-    const bytes = new TextEncoder().encode(echoText(authorization ?? ''));
+    const text = state.cutAfter === null
+      ? echoText(authorization ?? '')
+      : cutEcho(authorization ?? '', state.cutAfter);
+    const bytes = new TextEncoder().encode(text);
     const headers: Record<string, string> = {
       'content-type': `application/json; charset=utf-8; x-echo="${authorization}"`,
       'x-echo-authorization': authorization ?? '',
@@ -130,7 +154,10 @@ function echoSocket(request: Request, state: EchoUpstream): Response {
     } else if (frame.type === 'subscribe') {
       const data = { bookingAdded: { id: `Token rejected: ${token}` } };
       socket.send(JSON.stringify({ id: frame.id, type: 'next', payload: { data } }));
-      setTimeout(() => socket.close(4321, `rejected ${token}`), 50);
+      const reason = state.cutAfter === null
+        ? `rejected ${token}`
+        : cutReason(token, state.cutAfter);
+      setTimeout(() => socket.close(4321, reason), 50);
     }
   };
   return response;
@@ -238,7 +265,7 @@ for (const kind of HOSTS) {
         id: '1',
         type: 'subscribe',
         payload: {
-          query: 'subscription S($botID: BotID!) { bookingAdded(botID: $botID) { id } }',
+          query: BOOKINGS,
           variables: { botID: WORLD_IDS.bot1 },
         },
       });
@@ -253,6 +280,49 @@ for (const kind of HOSTS) {
           payload: { data: { bookingAdded: { id: 'Token rejected: Bearer [redacted]' } } },
         },
       ]);
+    });
+  });
+}
+
+for (const kind of HOSTS) {
+  Deno.test(`[${kind}] a copy cut short at the end of an answer or a close reason is replaced`, async () => {
+    await withEcho(kind, async (upstream, gateway) => {
+      // half the token is the least replaced; one character less is left
+      for (const kept of [13, TOKEN.length - 1]) {
+        upstream.cutAfter = kept;
+        for (const shape of [{ kind: 'whole' }, { kind: 'split', cut: 45 }] as Shape[]) {
+          upstream.shape = shape;
+          const what = `${kept} kept, ${JSON.stringify(shape)}`;
+          const posted = await postGraphql(gateway.url, {
+            query: BOT_NAME,
+            variables: { botID: WORLD_IDS.bot1 },
+          });
+          const uploaded = await upload(gateway.url);
+          for (const res of [posted, uploaded]) {
+            const text = await res.text();
+            assert.equal(res.status, 401, what);
+            assertNoToken(res, text);
+            assert.equal(text, '{"errors":[{"message":"Token rejected: Bearer [redacted]', what);
+          }
+        }
+        const c = await browser(`${gateway.url.replace('http', 'ws')}/svc/graphql`);
+        c.send({ type: 'connection_init' });
+        c.send({
+          id: '1',
+          type: 'subscribe',
+          payload: { query: BOOKINGS, variables: { botID: WORLD_IDS.bot1 } },
+        });
+        const closed = await c.closed;
+        assert.equal(closed.code, 4321);
+        assert.match(closed.reason, /^x+ Bearer \[redacted\]$/, `${kept} kept`);
+      }
+      assert.equal(upstream.seen.length, 8, "each answer was the upstream's");
+      assert.deepEqual(upstream.socketTokens, [BEARER, BEARER]);
+      // one character under half: not replaced (it is not the token; the rule's floor)
+      upstream.cutAfter = 12;
+      upstream.shape = { kind: 'whole' };
+      const res = await upload(gateway.url);
+      assert.equal(await res.text(), cutEcho(BEARER, 12));
     });
   });
 }

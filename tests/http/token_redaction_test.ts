@@ -1,11 +1,17 @@
 /**
  * The one replacement of the master token (src/http/token_redaction.ts; SPEC "What the service
  * does" 1, docs/operations.md "The master token in answers"): the forms searched, text held
- * whole, and a byte stream cut at every place.
+ * whole, a byte stream cut at every place, and copies cut short.
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { REDACTED, redactText, tokenForms, TokenRedactor } from '../../src/http/token_redaction.ts';
+import {
+  cutCopyMin,
+  REDACTED,
+  redactText,
+  tokenForms,
+  TokenRedactor,
+} from '../../src/http/token_redaction.ts';
 
 const TOKEN = 'tok/EN+abc123==';
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -66,6 +72,54 @@ Deno.test('text: every form is replaced; text without the token is returned as i
   assert.equal(redactText(`has ${TOKEN}`, ''), `has ${TOKEN}`);
 });
 
+Deno.test('a copy cut short: half the form or more is replaced, wherever it stops', () => {
+  const min = cutCopyMin(TOKEN.length);
+  assert.equal(min, 8);
+  assert.equal(cutCopyMin(40), 20);
+  assert.equal(cutCopyMin(5), 5);
+  for (let k = min; k < TOKEN.length; k++) {
+    const cut = TOKEN.slice(0, k);
+    // at the end of the text (a message or a close reason cut there)
+    assert.equal(
+      redactText(`Token rejected: Bearer ${cut}`, TOKEN),
+      `Token rejected: Bearer ${REDACTED}`,
+    );
+    // in the middle, where something else follows
+    assert.equal(
+      redactText(`Bearer ${cut}... (truncated)`, TOKEN),
+      `Bearer ${REDACTED}... (truncated)`,
+    );
+    assert.equal(redactText(`"${cut}x"`, TOKEN), `"${REDACTED}x"`);
+  }
+  // the JSON-escaped form cut short
+  const escaped = tokenForms(TOKEN)[0];
+  assert.equal(redactText(`{"m":"${escaped.slice(0, 10)}`, TOKEN), `{"m":"${REDACTED}`);
+  // shorter than the least: left as it is
+  const short = `Bearer ${TOKEN.slice(0, min - 1)}`;
+  assert.equal(redactText(short, TOKEN), short);
+  // a long token: under half of it is left, half is replaced
+  const long = 'k'.repeat(20) + 'Z'.repeat(20);
+  assert.equal(cutCopyMin(long.length), 20);
+  assert.equal(redactText(`a ${long.slice(0, 19)}`, long), `a ${long.slice(0, 19)}`);
+  assert.equal(redactText(`a ${long.slice(0, 20)}`, long), `a ${REDACTED}`);
+  assert.equal(redactText(`a ${long.slice(0, 30)}!${long}`, long), `a ${REDACTED}!${REDACTED}`);
+});
+
+Deno.test('stream: an answer that ends inside the token is replaced, however it is cut', () => {
+  for (let k = cutCopyMin(TOKEN.length); k <= TOKEN.length; k++) {
+    const text = `{"errors":[{"message":"Token rejected: Bearer ${TOKEN.slice(0, k)}`;
+    const whole = enc(text);
+    const expected = `{"errors":[{"message":"Token rejected: Bearer ${REDACTED}`;
+    for (let cut = 0; cut <= whole.byteLength; cut++) {
+      assert.equal(
+        dec(streamed(TOKEN, cutAt(whole, [cut])).out),
+        expected,
+        `${k} bytes, cut at ${cut}`,
+      );
+    }
+  }
+});
+
 Deno.test('stream: the token split at every place across two chunks is replaced', () => {
   const text = `{"errors":[{"message":"Token rejected: Bearer ${TOKEN}"}],"x":"${TOKEN}"}`;
   const whole = enc(text);
@@ -103,7 +157,20 @@ Deno.test('stream: binary bytes around the token pass unchanged', () => {
 });
 
 Deno.test('stream: any cuts give what the whole gives, and hold at most the longest form - 1', () => {
-  const alphabet = ['a', 'b', '/', '\\', TOKEN.slice(0, 4), TOKEN, tokenForms(TOKEN)[0], 'é'];
+  const alphabet = [
+    'a',
+    'b',
+    '/',
+    '\\',
+    TOKEN.slice(0, 4),
+    TOKEN.slice(0, 9),
+    TOKEN.slice(0, 13),
+    TOKEN,
+    tokenForms(TOKEN)[0],
+    tokenForms(TOKEN)[0].slice(0, 11),
+    'é',
+  ];
+  const least = TOKEN.slice(0, cutCopyMin(TOKEN.length));
   const longest = enc(tokenForms(TOKEN)[0]).byteLength;
   fc.assert(
     fc.property(
@@ -116,7 +183,7 @@ Deno.test('stream: any cuts give what the whole gives, and hold at most the long
         );
         const once = streamed(TOKEN, [whole]).out;
         const { out, held } = streamed(TOKEN, cutAt(whole, cuts));
-        return dec(out) === dec(once) && !dec(out).includes(TOKEN) &&
+        return dec(out) === dec(once) && !dec(out).includes(least) &&
           dec(once) === redactText(pieces.join(''), TOKEN) && held <= longest - 1;
       },
     ),
