@@ -39,6 +39,8 @@ export {
   type BodyAnalyzeOptions,
 } from './analysis.ts';
 export {
+  heldBytes,
+  PARSE_CACHE_DEFAULTS,
   ParseCache,
   type ParseCacheOptions,
   parseDocument,

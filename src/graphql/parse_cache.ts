@@ -17,6 +17,7 @@
 
 import { type DocumentNode, GraphQLError, Lexer, parse, Source, TokenKind } from 'graphql';
 import { LRUCache } from 'lru-cache';
+import { DEFAULTS } from '../config/defaults.ts';
 
 /**
  * A document that did not parse: the parser's sentence. `tokenLimit` is set when the parse
@@ -37,22 +38,42 @@ export function isParseFailure(v: ParseResult): v is ParseFailure {
 }
 
 /**
- * Bounds of a {@link ParseCache}: `maxEntries` distinct texts, `maxTextBytes` summed text
- * length (UTF-16 code units, about bytes for GraphQL text), and `maxEntryBytes`: a longer
- * text is parsed every time and never cached (its tree would crowd out the app's own).
+ * Bounds of a {@link ParseCache}: `maxEntries` distinct texts; `maxHeldBytes`, what the cached
+ * entries are taken to hold in all ({@link heldBytes}: each text and its tree, in bytes); and
+ * `maxEntryBytes`, the longest text kept (UTF-16 code units, about bytes for GraphQL text): a
+ * longer text is parsed every time and never cached (its tree would crowd out the app's own).
  */
 export interface ParseCacheOptions {
   maxEntries?: number;
-  maxTextBytes?: number;
+  maxHeldBytes?: number;
   maxEntryBytes?: number;
 }
 
-/** Defaults: 1000 texts, 4 MiB of text, 256 KiB per text. */
+/**
+ * Defaults: 1000 texts, 96 MiB held, 256 KiB per text. The bound is on the trees, not only the
+ * texts: at up to `memoryDocumentPerChar` bytes a character, 4 MiB of text could hold over 200 MiB.
+ * Every operation of the app's documents (data/upstream/operations: 560 operations, each with
+ * the fragments it uses, 2.0 MB of text) is estimated at 73 MiB, so all of them fit.
+ */
 export const PARSE_CACHE_DEFAULTS: Readonly<Required<ParseCacheOptions>> = Object.freeze({
   maxEntries: 1000,
-  maxTextBytes: 4 * 1024 * 1024,
+  maxHeldBytes: 96 * 1024 * 1024,
   maxEntryBytes: 256 * 1024,
 });
+
+/**
+ * What a cached text is taken to hold, in bytes: the text, and its parsed tree at the factors the
+ * request count uses (docs/operations.md "Memory"): `memoryDocumentPerChar` a character, at most
+ * `memoryDocumentPerToken` a token; for a parse failure, its sentence.
+ */
+export function heldBytes(text: string, result: ParseResult): number {
+  if (isParseFailure(result)) return text.length + result.parseError.length;
+  const tree = Math.min(
+    text.length * DEFAULTS.memoryDocumentPerChar,
+    tokensOf(result, text) * DEFAULTS.memoryDocumentPerToken,
+  );
+  return text.length + tree;
+}
 
 /** Whether a parse result is a parse stopped at the token limit (see {@link ParseFailure}). */
 export function isTokenLimit(v: ParseResult): v is Required<ParseFailure> {
@@ -123,9 +144,8 @@ export class ParseCache {
     this.#maxEntryBytes = o.maxEntryBytes;
     this.#lru = new LRUCache({
       max: o.maxEntries,
-      maxSize: o.maxTextBytes,
-      maxEntrySize: o.maxEntryBytes + 1,
-      sizeCalculation: (_v, key) => key.length + 1,
+      maxSize: o.maxHeldBytes,
+      sizeCalculation: (held, key) => Math.max(1, heldBytes(key, held.result)),
     });
   }
 
@@ -157,6 +177,11 @@ export class ParseCache {
   /** Number of texts held. */
   get size(): number {
     return this.#lru.size;
+  }
+
+  /** What the cached entries are taken to hold, in bytes ({@link heldBytes}). */
+  get heldBytes(): number {
+    return this.#lru.calculatedSize;
   }
 }
 
