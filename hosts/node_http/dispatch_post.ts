@@ -45,12 +45,14 @@ class PostHandler implements Dispatcher.DispatchHandler {
   readonly #timeoutMs: number;
   readonly #maxBytes: number;
   readonly #caller: CallerSignal | undefined;
+  readonly #onAnswerBytes: ((bytes: number) => void) | undefined;
   readonly #onCallerGone = () => this.#stop({ refused: callerGone() });
 
   constructor(settle: Settle, timeoutMs: number, call: PostCall) {
     this.#settle = settle;
     this.#timeoutMs = timeoutMs;
     this.#maxBytes = call.maxAnswerBytes ?? Infinity;
+    this.#onAnswerBytes = call.onAnswerBytes;
     this.#timer = SHARED_TIMERS.schedule(timeoutMs, () => this.#expire());
     this.#caller = call.caller;
     if (this.#caller?.aborted) this.#onCallerGone();
@@ -100,6 +102,7 @@ class PostHandler implements Dispatcher.DispatchHandler {
     if (this.#stopped) return;
     this.#bytes += chunk.byteLength;
     if (this.#bytes > this.#maxBytes) return this.#tooLarge();
+    this.#onAnswerBytes?.(chunk.byteLength);
     this.#chunks.push(chunk);
   }
 

@@ -234,8 +234,9 @@ export const DEFAULTS = {
    * per shape: docs/benchmarks.md "What a request's forms hold".
    */
   /**
-   * The body's bytes as read: the chunks and their joined copy (2 bytes a byte; the upload and
-   * media routes stream or copy on their own, see below).
+   * The body's bytes as read, a request's and a GraphQL upstream answer's (from its first byte):
+   * the chunks and their joined copy (2 bytes a byte; the upload and media routes stream or copy
+   * on their own, see below).
    */
   memoryBodyBytesPerByte: 2,
   /**

@@ -82,13 +82,19 @@ export async function readCappedBytes(
 /**
  * Reads a byte stream whole, at most `limit` bytes: the bytes, or null once past `limit` (the
  * reader is cancelled then, and nothing past the limit is kept). Shared by request bodies and
- * upstream answers (src/upstream/outbound.ts).
+ * upstream answers (src/upstream/outbound.ts). `seen`, when given, is told the size of each chunk
+ * as it is kept.
  */
 export async function readStreamCapped(
   stream: ReadableStream<Uint8Array>,
   limit: number,
+  seen?: (bytes: number) => void,
 ): Promise<Uint8Array<ArrayBuffer> | null> {
-  const read = await readStream(stream, limit);
+  const grow = seen && ((bytes: number) => {
+    seen(bytes);
+    return true;
+  });
+  const read = await readStream(stream, limit, grow);
   return typeof read === 'string' ? null : read;
 }
 

@@ -72,6 +72,9 @@ async function forward(
     // a caller that goes away cancels the call, and its slot is released at once
     // (docs/operations.md "Faults")
     caller: state.request?.signal,
+    // the answer is held from its first byte: its chunks and their joined copy
+    // (docs/operations.md "Memory")
+    onAnswerBytes: (bytes) => state.requestState?.charge(bytes * DEFAULTS.memoryBodyBytesPerByte),
   });
   core.metrics?.upstream('graphql', performance.now() - started);
   if ('refused' in outcome) {

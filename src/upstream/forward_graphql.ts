@@ -37,6 +37,8 @@ export interface GraphqlForward {
   maxAnswerBytes: number;
   /** The caller's signal: the call is cancelled when it aborts (docs/operations.md "Faults"). */
   caller?: CallerSignal;
+  /** Told each answer chunk's size in bytes as it arrives (the memory count; PostCall). */
+  onAnswerBytes?: (bytes: number) => void;
 }
 
 /** The forwarded body text: only query, operationName (when named) and variables. */
@@ -76,7 +78,7 @@ export function forwardGraphql(
     },
     serialiseEntries(f.entries, f.batch),
     f.timeoutMs,
-    { caller: f.caller, maxAnswerBytes: f.maxAnswerBytes },
+    { caller: f.caller, maxAnswerBytes: f.maxAnswerBytes, onAnswerBytes: f.onAnswerBytes },
   );
 }
 

@@ -119,6 +119,12 @@ export interface PostCall {
   caller?: CallerSignal;
   /** Answers over this many bytes are cut off: {@link answerTooLarge}. Absent: no bound. */
   maxAnswerBytes?: number;
+  /**
+   * Told the size in bytes of each chunk of the answer's body as it arrives, once it is within
+   * `maxAnswerBytes` and before it is kept: the memory count holds the answer from its first byte
+   * (docs/operations.md "Memory").
+   */
+  onAnswerBytes?: (bytes: number) => void;
 }
 
 /**
@@ -154,7 +160,7 @@ export function fetchPostText(fetchImpl: typeof fetch): PostText {
     if ('refused' in outcome) return outcome;
     try {
       const limit = call.maxAnswerBytes ?? Infinity;
-      const text = await readCappedAnswer(outcome.response, limit);
+      const text = await readCappedAnswer(outcome.response, limit, call.onAnswerBytes);
       if (text === null) return { refused: answerTooLarge(limit) };
       const { status, headers: answered } = outcome.response;
       return { answer: { status, contentType: answered.get('content-type'), text } };
@@ -170,14 +176,19 @@ const UTF8 = new TextDecoder();
 
 /**
  * The answer's body as text (a leading byte order mark dropped, as `text()` does), or null once
- * it is over `limit` bytes (declared or read; the rest is cancelled, never buffered).
+ * it is over `limit` bytes (declared or read; the rest is cancelled, never buffered). `seen` is
+ * told each chunk's size as it is kept.
  */
-export async function readCappedAnswer(response: Response, limit: number): Promise<string | null> {
+export async function readCappedAnswer(
+  response: Response,
+  limit: number,
+  seen?: (bytes: number) => void,
+): Promise<string | null> {
   const declared = Number(response.headers.get('content-length') ?? NaN);
   if (declared > limit || !response.body) {
     await response.body?.cancel().catch(() => {});
     return declared > limit ? null : '';
   }
-  const bytes = await readStreamCapped(response.body, limit);
+  const bytes = await readStreamCapped(response.body, limit, seen);
   return bytes === null ? null : UTF8.decode(bytes);
 }

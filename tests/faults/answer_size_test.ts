@@ -3,8 +3,8 @@
  * number): its configuration (option over UPSTREAM_ANSWER_MAX_BYTES over the 8 MiB default) and the
  * fetch-based forward every host but Node's undici one uses when an app brings its own fetch: an
  * answer over the bound is refused 502 UpstreamAnswerTooLarge whether declared or chunked, an
- * answer within it passes whole, and a caller that goes away cancels the call at once (the stand-in
- * sees its connection closed). The undici forward and the piped REST answers are covered on both
+ * answer within it passes whole, every byte kept told to the memory count as it arrives, and a
+ * caller that goes away cancels the call at once (the stand-in sees its connection closed). The undici forward and the piped REST answers are covered on both
  * hosts by tests/faults/upstream_http_test.ts.
  */
 import assert from 'node:assert/strict';
@@ -37,21 +37,32 @@ Deno.test('upstreamAnswerMaxBytes: option over UPSTREAM_ANSWER_MAX_BYTES over 8 
 Deno.test('the fetch forward: over the bound refused (declared, chunked), within it whole', async () => {
   const upstream = startUpstreamStandIn({ kind: 'large', bytes: LIMIT * 2, declared: true });
   const post = fetchPostText(fetch);
+  // what the memory count is told as the answer arrives (docs/operations.md "Memory")
+  let seen = 0;
+  const onAnswerBytes = (bytes: number) => void (seen += bytes);
   try {
     for (const declared of [true, false]) {
+      seen = 0;
       upstream.mode = { kind: 'large', bytes: LIMIT * 2, declared };
       const over = await post(`${upstream.url}/graphql`, HEADERS, '{}', 5_000, {
         maxAnswerBytes: LIMIT,
+        onAnswerBytes,
       });
       assert.ok('refused' in over, `declared: ${declared}`);
       assert.equal(over.refused.code, 'UpstreamAnswerTooLarge');
+      // nothing past the bound is kept or counted; a declared length over it reads nothing
+      assert.ok(seen <= LIMIT, `declared: ${declared}: ${seen}`);
+      if (declared) assert.equal(seen, 0);
     }
+    seen = 0;
     upstream.mode = { kind: 'large', bytes: LIMIT, declared: false };
     const within = await post(`${upstream.url}/graphql`, HEADERS, '{}', 5_000, {
       maxAnswerBytes: LIMIT,
+      onAnswerBytes,
     });
     assert.ok('answer' in within);
     assert.equal(within.answer.text.length, LIMIT);
+    assert.equal(seen, LIMIT, 'every byte counted as it arrived');
     assert.equal(JSON.parse(within.answer.text).data.blob.length, LIMIT - 20);
     await upstream.waitOpenAtMost(0);
   } finally {
