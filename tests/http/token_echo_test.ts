@@ -14,6 +14,7 @@ import { fixedAnswer } from '../../scripts/bench/fixed_upstream.ts';
 import { assertSecurityHeaders, postGraphql } from '../helpers/assertions.ts';
 import { type Gateway, HOSTS, startGateway } from '../helpers/gateway.ts';
 import { browser } from '../relay/ws_browser.ts';
+import { serveLoopback } from '../helpers/loopback_server.ts';
 
 /** A token with a '/', so a JSON encoder that writes '\/' gives a second form. */
 const TOKEN = 'tok/EN+4f9c2a71d3b8e605==';
@@ -86,29 +87,16 @@ function gzipped(bytes: Uint8Array): ReadableStream<Uint8Array> {
  * and every other request 401 with {@link echoText} of the authorization it received, in the
  * body, the content-type and a header of its own, in the shape set last.
  */
-function startEchoUpstream(): Promise<EchoUpstream> {
-  const ac = new AbortController();
+async function startEchoUpstream(): Promise<EchoUpstream> {
   const state: EchoUpstream = {
     url: '',
     shape: { kind: 'whole' },
     seen: [],
     socketTokens: [],
     cutAfter: null,
-    close: async () => {
-      ac.abort();
-      await server.finished;
-    },
+    close: () => server.close(),
   };
-  const { promise, resolve } = Promise.withResolvers<EchoUpstream>();
-  const server = Deno.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    signal: ac.signal,
-    onListen: ({ port }) => {
-      state.url = `http://127.0.0.1:${port}`;
-      resolve(state);
-    },
-  }, async (request) => {
+  const server = await serveLoopback(async (request) => {
     if (request.headers.get('upgrade') === 'websocket') return echoSocket(request, state);
     await request.arrayBuffer();
     if (new URL(request.url).search === '?op=SvcWorkspaceBots') {
@@ -135,7 +123,8 @@ function startEchoUpstream(): Promise<EchoUpstream> {
       : bytes;
     return new Response(body, { status: 401, headers });
   });
-  return promise;
+  state.url = server.url;
+  return state;
 }
 
 /**

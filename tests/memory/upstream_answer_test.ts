@@ -10,6 +10,7 @@ import type { HostKind } from '../../scripts/host_process.ts';
 import { fixedAnswer } from '../../scripts/bench/fixed_upstream.ts';
 import { WORLD_IDS } from '../../scripts/sandbox/mod.ts';
 import { postGraphql } from '../helpers/assertions.ts';
+import { serveLoopback } from '../helpers/loopback_server.ts';
 import { metric, MIB, sleep, startGateway, until } from './helpers.ts';
 
 const BOT_NAME = 'query BotName($botID: BotID!) { bot(id: $botID) { id name } }';
@@ -29,32 +30,21 @@ interface StallingUpstream {
   close(): Promise<void>;
 }
 
-function startStallingUpstream(): Promise<StallingUpstream> {
-  const ac = new AbortController();
+async function startStallingUpstream(): Promise<StallingUpstream> {
   const stalled = Promise.withResolvers<void>();
   const released = Promise.withResolvers<void>();
   const encoder = new TextEncoder();
-  const { promise, resolve } = Promise.withResolvers<StallingUpstream>();
   const state: StallingUpstream = {
     url: '',
     stalled: stalled.promise,
     release: () => released.resolve(),
     forwards: 0,
-    close: async () => {
+    close: () => {
       released.resolve();
-      ac.abort();
-      await server.finished;
+      return server.close();
     },
   };
-  const server = Deno.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    signal: ac.signal,
-    onListen: ({ port }) => {
-      state.url = `http://127.0.0.1:${port}`;
-      resolve(state);
-    },
-  }, async (request) => {
+  const server = await serveLoopback(async (request) => {
     await request.arrayBuffer();
     const json = { 'content-type': 'application/json' };
     if (new URL(request.url).search !== '?op=BotName') {
@@ -72,7 +62,8 @@ function startStallingUpstream(): Promise<StallingUpstream> {
     });
     return new Response(body, { headers: json });
   });
-  return promise;
+  state.url = server.url;
+  return state;
 }
 
 async function scenario(kind: HostKind): Promise<void> {
