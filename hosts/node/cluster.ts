@@ -20,6 +20,7 @@ import { availableParallelism } from 'node:os';
 import process from 'node:process';
 import { DEFAULTS } from '../../src/host_api.ts';
 import { createPrimaryMetrics } from './cluster_metrics.ts';
+import { whenLauncherGone } from './launcher.ts';
 
 /** The environment variable naming a worker's index (0 prints the startup lines). */
 export const WORKER_INDEX = 'SVC_WORKER_INDEX';
@@ -68,7 +69,8 @@ export function reportListening(url: string): void {
 
 /**
  * The primary: forks `count` workers of this same program (same arguments), prints the one
- * listening line, replaces dead workers, drains them all on SIGTERM/SIGINT. Never returns: the
+ * listening line, replaces dead workers, drains them all on SIGTERM/SIGINT (or when npx, having
+ * started it, goes away: ./launcher.ts). Never returns: the
  * process exits when the deployment stops.
  */
 export function runPrimary(count: number, log: (line: string) => void = console.log): void {
@@ -119,4 +121,5 @@ export function runPrimary(count: number, log: (line: string) => void = console.
 
   for (let i = 0; i < count; i++) fork(i);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stopAll(0));
+  whenLauncherGone(process.env, () => stopAll(0));
 }

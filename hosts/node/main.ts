@@ -13,7 +13,8 @@
  * BASE_PATH (mounts everything under a sub-path), WORKERS (as --workers). Static files from DIR,
  * default ./dist when it exists, else none. Prints the startup lines, then the address. A refused
  * configuration prints REFUSING TO SERVE and never binds (exit code 1). SIGTERM and SIGINT close
- * gracefully (in-flight requests finish, relay sockets close 1001), then exit 0. Outbound calls
+ * gracefully (in-flight requests finish, relay sockets close 1001), then exit 0; so does npx
+ * going away when it started the bin, since it does not pass the signal on (./launcher.ts). Outbound calls
  * go through undici's EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). SPEC "Startup
  * behaviour and hosts". With more than one worker (docs/operations.md "Limits across processes"),
  * cluster.ts runs them on one port: one startup report, every worker drained on SIGTERM. Each
@@ -35,6 +36,7 @@ import { createWorkerMetrics } from './cluster_metrics.ts';
 import { createSvcServer } from './svc_server.ts';
 import { applyServerV8Flags } from '../v8_flags.ts';
 import { PACKAGE_VERSION } from './version.ts';
+import { whenLauncherGone } from './launcher.ts';
 import { DEFAULTS } from '../../src/host_api.ts';
 
 const USAGE = [
@@ -153,9 +155,15 @@ async function serve(dist: string | undefined, index: number | null, workers: nu
   if (svc.distDir) log(`svc-gateway: static files from ${svc.distDir}`);
   if (index === null) console.log(`svc-gateway listening on ${url}`);
   else reportListening(url);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void svc.close().then(() => process.exit(0)));
-  }
+  let closing = false;
+  const close = () => {
+    if (closing) return;
+    closing = true;
+    void svc.close().then(() => process.exit(0));
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, close);
+  // a worker's launcher is the primary, which drains it; a process alone watches npx's
+  if (index === null) whenLauncherGone(process.env, close);
 }
 
 main();

@@ -3,7 +3,8 @@
  * a throwaway app with a real dist folder, run through its bin
  * (`svc-gateway`, default ./dist, `--dist`, BASE_PATH) and through a server entry
  * of the app's own calling `createSvcServer` from 'svc-gateway/node'. Every run
- * gets the shared route table, then the static rules, BASE_PATH and SIGTERM.
+ * gets the shared route table, then the static rules, BASE_PATH and SIGTERM, and the bin under
+ * npx closes when npx is sent SIGTERM (hosts/node/launcher.ts).
  * SPEC "Startup behaviour and hosts" (Node server), "Forwarding rules".
  */
 import assert from 'node:assert/strict';
@@ -225,9 +226,36 @@ Deno.test('node package: the bin and createSvcServer with a real dist, BASE_PATH
         sandbox.switches.delays = [];
       },
     );
+    await t.step(
+      'npx svc-gateway, npx sent SIGTERM: the gateway it started closes too',
+      async () => {
+        const viaNpx = await start(app.dir, ['npx', '--offline', 'svc-gateway'], hostEnv(sandbox));
+        const health = await fetch(`${viaNpx.url}/svc/healthz`);
+        assert.equal(health.status, 200);
+        await health.body?.cancel();
+        // npx ends without passing the signal on; the gateway holds the output pipes until it exits
+        const stopped = viaNpx.stop().then(() => 'closed');
+        const outcome = await Promise.race([stopped, sleep(15_000).then(() => 'still running')]);
+        if (outcome !== 'closed') await killBins(app.dir);
+        assert.equal(outcome, 'closed', 'the gateway left running after npx ended');
+        await assert.rejects(fetch(`${viaNpx.url}/svc/healthz`), 'the port is closed');
+      },
+    );
   } finally {
     for (const child of running) await child.stop();
     await app.remove();
     await sandbox.close();
   }
 });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Kills every process running `dir`'s installed bin (one npx left behind). */
+async function killBins(dir: string): Promise<void> {
+  const bin = `${dir}/node_modules/.bin/svc-gateway`;
+  for await (const entry of Deno.readDir('/proc')) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => '');
+    if (cmdline.split('\0').includes(bin)) Deno.kill(Number(entry.name), 'SIGKILL');
+  }
+}
