@@ -14,11 +14,12 @@
  * default ./dist when it exists, else none. Prints the startup lines, then the address. A refused
  * configuration prints REFUSING TO SERVE and never binds (exit code 1). SIGTERM and SIGINT close
  * gracefully (in-flight requests finish, relay sockets close 1001), then exit 0; so does npx
- * going away when it started the bin, since it does not pass the signal on (./launcher.ts). Outbound calls
- * go through undici's EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). SPEC "Startup
- * behaviour and hosts". With more than one worker (docs/operations.md "Limits across processes"),
- * cluster.ts runs them on one port: one startup report, every worker drained on SIGTERM. Each
- * process sets the server V8 flags first (../v8_flags.ts: allocation-site pretenuring off).
+ * going away when it started the bin, since it does not pass the signal on (./launcher.ts).
+ * Outbound calls go through undici's EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY). SPEC
+ * "Startup behaviour and hosts". With more than one worker (docs/operations.md "Limits across
+ * processes"), cluster.ts runs them on one port: one startup report, every worker drained on
+ * SIGTERM. Each process sets the server V8 flags first (../v8_flags.ts: allocation-site
+ * pretenuring off).
  * No top-level await: scripts/build_binary.ts bundles this file into one CommonJS script (the
  * main of the single executable), which cannot hold one.
  */

@@ -44,7 +44,7 @@ interface Forms {
   readonly longest: number;
 }
 
-/** Shortest copy cut short that is replaced, in characters: half the form, at least 8 (all of a shorter one). */
+/** The least run a cut copy must match, in characters, where half the form is less. */
 const CUT_COPY_FLOOR = 8;
 
 /**
@@ -135,8 +135,9 @@ export function redactText(text: string, token: string | null | undefined): stri
  * Replaces the token in a byte stream cut into chunks at any place: each {@link push} passes on
  * what can no longer be the start of a form of the token and holds back at most the longest form's
  * length - 1 bytes (a form split across chunks is found once its end arrives); {@link end} passes
- * on what is held, a copy cut short by the stream's end replaced. Bytes are searched as bytes (no text decoding: an answer may be binary). The
- * output is the same whatever the chunk boundaries: that of the whole stream pushed as one chunk.
+ * on what is held, a copy cut short by the stream's end replaced. Bytes are searched as bytes (no
+ * text decoding: an answer may be binary). The output is the same whatever the chunk boundaries:
+ * that of the whole stream pushed as one chunk.
  */
 export class TokenRedactor {
   readonly #forms: Forms;

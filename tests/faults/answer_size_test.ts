@@ -4,8 +4,9 @@
  * fetch-based forward every host but Node's undici one uses when an app brings its own fetch: an
  * answer over the bound is refused 502 UpstreamAnswerTooLarge whether declared or chunked, an
  * answer within it passes whole, every byte kept told to the memory count as it arrives, and a
- * caller that goes away cancels the call at once (the stand-in sees its connection closed). The undici forward and the piped REST answers are covered on both
- * hosts by tests/faults/upstream_http_test.ts.
+ * caller that goes away cancels the call at once (the stand-in sees its connection closed). The
+ * undici forward and the piped REST answers are covered on both hosts by
+ * tests/faults/upstream_http_test.ts.
  */
 import assert from 'node:assert/strict';
 import { resolveConfig } from '../../src/config/resolve.ts';

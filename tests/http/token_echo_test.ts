@@ -56,7 +56,7 @@ function cutEcho(authorization: string, kept: number): string {
   }`;
 }
 
-/** A close reason of 123 bytes, the most a frame carries, that ends `kept` characters into the token. */
+/** A close reason of 123 bytes (the most a frame carries) ending `kept` characters into the token. */
 function cutReason(authorization: string, kept: number): string {
   const tail = ` ${authorization.slice(0, 'Bearer '.length + kept)}`;
   return 'x'.repeat(123 - tail.length) + tail;

@@ -19,7 +19,7 @@ const NAME = 'n'.repeat(6 * MIB);
 const HEAD = `{"data":{"bot":{"id":"${WORLD_IDS.bot1}","name":"${NAME}`;
 const TAIL = '"}}}';
 
-/** An upstream that answers the fence at once and BotName with {@link HEAD}, then waits for `release`. */
+/** Answers the fence at once, and BotName with {@link HEAD}, then waits for `release`. */
 interface StallingUpstream {
   url: string;
   /** Set once HEAD is handed to the socket. */
