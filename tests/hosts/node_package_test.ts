@@ -227,18 +227,22 @@ Deno.test('node package: the bin and createSvcServer with a real dist, BASE_PATH
       },
     );
     await t.step(
-      'npx svc-gateway, npx sent SIGTERM: the gateway it started closes too',
+      'npx svc-gateway, npx sent SIGTERM: the gateway it started closes too, workers included',
       async () => {
-        const viaNpx = await start(app.dir, ['npx', '--offline', 'svc-gateway'], hostEnv(sandbox));
-        const health = await fetch(`${viaNpx.url}/svc/healthz`);
-        assert.equal(health.status, 200);
-        await health.body?.cancel();
-        // npx ends without passing the signal on; the gateway holds the output pipes until it exits
-        const stopped = viaNpx.stop().then(() => 'closed');
-        const outcome = await Promise.race([stopped, sleep(15_000).then(() => 'still running')]);
-        if (outcome !== 'closed') await killBins(app.dir);
-        assert.equal(outcome, 'closed', 'the gateway left running after npx ended');
-        await assert.rejects(fetch(`${viaNpx.url}/svc/healthz`), 'the port is closed');
+        for (const flags of [[], ['--workers', '2']]) {
+          const command = ['npx', '--offline', 'svc-gateway', ...flags];
+          const viaNpx = await start(app.dir, command, hostEnv(sandbox));
+          const health = await fetch(`${viaNpx.url}/svc/healthz`);
+          assert.equal(health.status, 200);
+          await health.body?.cancel();
+          // npx ends without passing the signal on; the gateway holds the output pipes until it
+          // exits
+          const stopped = viaNpx.stop().then(() => 'closed');
+          const outcome = await Promise.race([stopped, sleep(15_000).then(() => 'still running')]);
+          if (outcome !== 'closed') await killBins(app.dir);
+          assert.equal(outcome, 'closed', `${command.join(' ')}: left running after npx ended`);
+          await assert.rejects(fetch(`${viaNpx.url}/svc/healthz`), 'the port is closed');
+        }
       },
     );
   } finally {
