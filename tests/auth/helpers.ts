@@ -17,10 +17,10 @@ import {
 } from '../../scripts/sandbox/mod.ts';
 import type { Env } from '../../mod.ts';
 import { type Backend, startBackend } from '../fixtures/db/backend.ts';
-import type { PostgresCluster } from '../fixtures/db/postgres.ts';
+import { type PostgresCluster, startPostgres } from '../fixtures/db/postgres.ts';
 import { type AuthFront, startAuthFront } from '../fixtures/gotrue_admin.ts';
 import { assertSecurityHeaders } from '../helpers/assertions.ts';
-import { type Gateway, type HostKind, startGateway } from '../helpers/gateway.ts';
+import { type Gateway, type HostKind, HOSTS, startGateway } from '../helpers/gateway.ts';
 
 /** The PUBLIC_URL of the suites (recovery links redirect there). */
 export const PUBLIC_URL = 'https://app.example.test';
@@ -112,6 +112,28 @@ async function call(
     json = null;
   }
   return { status: response.status, headers: response.headers, text, json };
+}
+
+/** One named step of an auth suite, on the suite's setup. */
+export type AuthStep = [string, (s: AuthSetup, t: Deno.TestContext) => Promise<void> | void];
+
+/**
+ * One test per host, `${title} (${kind} host)`, running `steps` in order as named steps on one
+ * setup ({@link withAuth}) and a database of its own, stopped after.
+ */
+export function authStepsOnEachHost(title: string, steps: readonly AuthStep[]): void {
+  for (const kind of HOSTS) {
+    Deno.test(`${title} (${kind} host)`, async (t) => {
+      const cluster = await startPostgres();
+      try {
+        await withAuth(cluster, kind, async (s) => {
+          for (const [name, step] of steps) await t.step(name, (t) => step(s, t));
+        });
+      } finally {
+        await cluster.stop();
+      }
+    });
+  }
 }
 
 /** Runs `body` with a fresh setup on `kind` (database on `cluster`); stops everything after. */

@@ -7,10 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { SANDBOX_TOKEN, upstreamError, WORLD_IDS } from '../../scripts/sandbox/mod.ts';
-import { startPostgres } from '../fixtures/db/postgres.ts';
 import { assertNothingReached } from '../helpers/assertions.ts';
-import { HOSTS } from '../helpers/gateway.ts';
-import { assertCode, type AuthSetup, upstreamOps, withAuth } from './helpers.ts';
+import {
+  assertCode,
+  type AuthSetup,
+  type AuthStep,
+  authStepsOnEachHost,
+  upstreamOps,
+} from './helpers.ts';
 
 const BOT_QUERY = 'query BotTitle($botID: BotID!) { bot(id: $botID) { id title } }';
 
@@ -361,7 +365,7 @@ function noSecret(s: AuthSetup) {
 }
 
 /** The steps in order, on one database, sandbox and gateway per host. */
-const STEPS: [string, (s: AuthSetup, t: Deno.TestContext) => Promise<void> | void][] = [
+const STEPS: AuthStep[] = [
   ['provision opens an owned workspace with a first bot, once', firstProvision],
   ['ten concurrent provisions of one user: one workspace, one bot', concurrentProvisions],
   ["two users never see each other's workspace or bots", usersApart],
@@ -373,15 +377,4 @@ const STEPS: [string, (s: AuthSetup, t: Deno.TestContext) => Promise<void> | voi
   ['no token, key or link appears in any answer', noSecret],
 ];
 
-for (const kind of HOSTS) {
-  Deno.test(`auth provision and bots (${kind} host)`, async (t) => {
-    const cluster = await startPostgres();
-    try {
-      await withAuth(cluster, kind, async (s) => {
-        for (const [name, step] of STEPS) await t.step(name, (t) => step(s, t));
-      });
-    } finally {
-      await cluster.stop();
-    }
-  });
-}
+authStepsOnEachHost('auth provision and bots', STEPS);

@@ -6,10 +6,8 @@
  * upstream, and no secret is in any answer. Provision and bots themselves: provision_test.ts.
  */
 import assert from 'node:assert/strict';
-import { startPostgres } from '../fixtures/db/postgres.ts';
 import { assertNothingReached } from '../helpers/assertions.ts';
-import { HOSTS } from '../helpers/gateway.ts';
-import { assertCode, type AuthSetup, withAuth } from './helpers.ts';
+import { assertCode, type AuthSetup, type AuthStep, authStepsOnEachHost } from './helpers.ts';
 
 /** Sub-steps on one user, with nothing upstream; the other gateways start beside the suite's. */
 async function methodsAndMounting(s: AuthSetup, t: Deno.TestContext) {
@@ -91,20 +89,9 @@ function noSecret(s: AuthSetup) {
 }
 
 /** The steps in order, on one database, sandbox and gateway per host. */
-const STEPS: [string, (s: AuthSetup, t: Deno.TestContext) => Promise<void> | void][] = [
+const STEPS: AuthStep[] = [
   ['methods, unknown paths, mounting and SVC_WORKSPACE_ID', methodsAndMounting],
   ['no token, key or link appears in any answer', noSecret],
 ];
 
-for (const kind of HOSTS) {
-  Deno.test(`auth routing (${kind} host)`, async (t) => {
-    const cluster = await startPostgres();
-    try {
-      await withAuth(cluster, kind, async (s) => {
-        for (const [name, step] of STEPS) await t.step(name, (t) => step(s, t));
-      });
-    } finally {
-      await cluster.stop();
-    }
-  });
-}
+authStepsOnEachHost('auth routing', STEPS);
