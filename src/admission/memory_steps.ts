@@ -6,10 +6,10 @@
  * table's measured worst shape). Past the budget: 503 ProxyBusy with retry-after, as at step 5.
  * The body itself was reserved from its first byte (src/http/body.ts).
  */
-import { DEFAULTS } from '../config/defaults.ts';
 import type { Step } from './chain.ts';
 import type { GraphqlState as S } from './graphql_state.ts';
 import { memoryBusy } from '../http/busy.ts';
+import { treeBytes } from '../graphql/mod.ts';
 
 /**
  * Bytes the documents of `s` will hold once parsed: per entry, its characters at
@@ -18,11 +18,9 @@ import { memoryBusy } from '../http/busy.ts';
  * `memoryDocumentPerToken`.
  */
 export function documentsCost(s: S): number {
-  const tokensCost = (s.core.config.graphqlMaxTokens + 1) * DEFAULTS.memoryDocumentPerToken;
+  const tokens = s.core.config.graphqlMaxTokens + 1;
   let bytes = 0;
-  for (const entry of s.body?.entries ?? []) {
-    bytes += Math.min(entry.query.length * DEFAULTS.memoryDocumentPerChar, tokensCost);
-  }
+  for (const entry of s.body?.entries ?? []) bytes += treeBytes(entry.query.length, tokens);
   return bytes;
 }
 

@@ -46,6 +46,7 @@ export {
   parseDocument,
   type ParseFailure,
   sharedParseCache,
+  treeBytes,
 } from './parse_cache.ts';
 export {
   accountOperation,

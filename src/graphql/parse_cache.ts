@@ -62,17 +62,22 @@ export const PARSE_CACHE_DEFAULTS: Readonly<Required<ParseCacheOptions>> = Objec
 });
 
 /**
- * What a cached text is taken to hold, in bytes: the text, and its parsed tree at the factors the
- * request count uses (docs/operations.md "Memory"): `memoryDocumentPerChar` a character, at most
- * `memoryDocumentPerToken` a token; for a parse failure, its sentence.
+ * Bytes the parsed tree of a text of `chars` characters and at most `tokens` tokens holds, as the
+ * memory count takes it (docs/operations.md "Memory"): `memoryDocumentPerChar` a character, at
+ * most `memoryDocumentPerToken` a token. The request's reservation before the parse
+ * (src/admission/memory_steps.ts) and the parse cache's size both use it.
+ */
+export function treeBytes(chars: number, tokens: number): number {
+  return Math.min(chars * DEFAULTS.memoryDocumentPerChar, tokens * DEFAULTS.memoryDocumentPerToken);
+}
+
+/**
+ * What a cached text is taken to hold, in bytes: the text and its parsed tree ({@link treeBytes},
+ * with the tree's own token count); for a parse failure, the text and its sentence.
  */
 export function heldBytes(text: string, result: ParseResult): number {
   if (isParseFailure(result)) return text.length + result.parseError.length;
-  const tree = Math.min(
-    text.length * DEFAULTS.memoryDocumentPerChar,
-    tokensOf(result, text) * DEFAULTS.memoryDocumentPerToken,
-  );
-  return text.length + tree;
+  return text.length + treeBytes(text.length, tokensOf(result, text));
 }
 
 /** Whether a parse result is a parse stopped at the token limit (see {@link ParseFailure}). */
